@@ -1,0 +1,51 @@
+# KernelPath: `make run` serves the app, `make test` runs the whole suite.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
+export FLASK_APP := app
+
+.PHONY: run test test-sqlite test-postgres db starter system-deps bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: requirements.txt $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# Debian packages: bubblewrap (the judge's sandbox) and g++ (the CPU backend's compiler).
+system-deps:
+	@missing=""; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  elif command -v sudo >/dev/null 2>&1; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else echo "please install:$$missing"; exit 1; fi; \
+	fi
+
+db: $(VENV)/.installed
+	$(BIN)/flask db upgrade
+
+starter: db
+	$(BIN)/flask jobs load-starter
+
+run: system-deps starter
+	$(BIN)/flask run --host 127.0.0.1 --port 5000
+
+test: system-deps $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q
+	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -m db
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python bench/parse.py
+	$(BIN)/python bench/judge.py
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache

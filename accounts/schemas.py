@@ -1,0 +1,49 @@
+"""Request and response shapes for the accounts API."""
+from marshmallow import Schema, fields, validate
+
+
+class SignupSchema(Schema):
+    email = fields.Email(required=True, validate=validate.Length(max=254))
+    password = fields.String(required=True, load_only=True, validate=validate.Length(min=8, max=200))
+    role = fields.String(required=True, validate=validate.OneOf(["candidate", "recruiter"]))
+    organisation = fields.String(validate=validate.Length(min=2, max=200))
+    invitation = fields.String(validate=validate.Length(min=8, max=200))
+
+
+class UserSchema(Schema):
+    id = fields.Integer()
+    email = fields.String()
+    role = fields.String()
+    organisation = fields.Function(
+        lambda u: {"id": u.organisation.id, "name": u.organisation.name} if u.organisation else None)
+    is_org_admin = fields.Boolean()
+    created_at = fields.DateTime()
+
+
+class CredentialsSchema(Schema):
+    email = fields.Email(required=True)
+    password = fields.String(required=True, load_only=True, validate=validate.Length(min=1, max=200))
+    name = fields.String(validate=validate.Length(max=100))
+
+
+class TokenSchema(Schema):
+    id = fields.Integer()
+    token = fields.String(metadata={"description": "shown once; store it"})
+    prefix = fields.String()
+    name = fields.String(allow_none=True)
+    created_at = fields.DateTime()
+    expires_at = fields.DateTime()
+    last_used_at = fields.DateTime(allow_none=True)
+    revoked_at = fields.DateTime(allow_none=True)
+
+
+class InvitationRequestSchema(Schema):
+    email = fields.Email(required=True)
+
+
+class InvitationSchema(Schema):
+    id = fields.Integer()
+    email = fields.String()
+    organisation_id = fields.Integer()
+    code = fields.String(metadata={"description": "give it to the invitee; shown once"})
+    expires_at = fields.DateTime()

@@ -1,0 +1,150 @@
+"""Account operations; each public function owns its transaction."""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from flask import current_app
+from sqlalchemy import select
+
+from extensions import db
+
+from .models import ApiToken, Invitation, Organisation, Role, User, utcnow
+
+TOKEN_PREFIX = "kp_"
+INVITATION_TTL = timedelta(days=14)
+
+
+class AccountError(Exception):
+    """A refused account operation, with the HTTP status and the field it concerns."""
+
+    def __init__(self, message: str, *, field: str | None = None, status: int = 422):
+        super().__init__(message)
+        self.message, self.field, self.status = message, field, status
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def normalise_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def find_user(email: str) -> User | None:
+    return db.session.scalar(select(User).where(User.email == normalise_email(email)))
+
+
+def signup(email: str, password: str, role: str, organisation: str | None = None,
+           invitation: str | None = None) -> User:
+    """Create a user; a recruiter founds a new organisation or joins one by invitation."""
+    email = normalise_email(email)
+    if role not in (Role.CANDIDATE.value, Role.RECRUITER.value):
+        raise AccountError("role must be candidate or recruiter", field="role")
+    if find_user(email):
+        raise AccountError("an account with this email already exists", field="email", status=409)
+    user = User(email=email, role=role)
+    user.set_password(password)
+
+    if role == Role.RECRUITER.value:
+        if invitation:
+            invite = _usable_invitation(invitation, email)
+            user.organisation = invite.organisation
+            invite.accepted_at = utcnow()
+        elif organisation:
+            key = Organisation.key_for(organisation)
+            if db.session.scalar(select(Organisation).where(Organisation.name_key == key)):
+                raise AccountError(
+                    "this organisation already exists; ask its administrator for an invitation",
+                    field="organisation", status=409,
+                )
+            user.organisation = Organisation(name=" ".join(organisation.split()), name_key=key)
+            user.is_org_admin = True
+        else:
+            raise AccountError("a recruiter names a new organisation or brings an invitation",
+                               field="organisation")
+    elif organisation or invitation:
+        raise AccountError("only recruiters belong to an organisation", field="organisation")
+
+    db.session.add(user)
+    db.session.commit()
+    return user
+
+
+def _usable_invitation(code: str, email: str) -> Invitation:
+    invite = db.session.scalar(select(Invitation).where(Invitation.code_hash == _digest(code)))
+    if invite is None or invite.accepted_at is not None or invite.expires_at < utcnow():
+        raise AccountError("invitation is unknown, used or expired", field="invitation", status=403)
+    if invite.email != email:
+        raise AccountError("invitation was issued for another email", field="invitation", status=403)
+    return invite
+
+
+def invite(admin: User, email: str) -> tuple[Invitation, str]:
+    """An organisation administrator invites a recruiter; returns the invitation and its code."""
+    if not (admin.is_org_admin and admin.organisation_id):
+        raise AccountError("only an organisation administrator can invite", status=403)
+    email = normalise_email(email)
+    existing = db.session.scalar(select(Invitation).where(
+        Invitation.organisation_id == admin.organisation_id, Invitation.email == email))
+    if existing is not None:
+        db.session.delete(existing)
+        db.session.flush()
+    code = secrets.token_urlsafe(24)
+    invitation = Invitation(organisation_id=admin.organisation_id, email=email,
+                            code_hash=_digest(code), invited_by_id=admin.id,
+                            expires_at=utcnow() + INVITATION_TTL)
+    db.session.add(invitation)
+    db.session.commit()
+    return invitation, code
+
+
+def authenticate(email: str, password: str) -> User:
+    user = find_user(email)
+    # Hash even when the user is unknown so timing does not reveal which emails exist.
+    if user is None:
+        User(email="", role="candidate").set_password(password)
+        raise AccountError("wrong email or password", field="password", status=401)
+    if not user.check_password(password):
+        raise AccountError("wrong email or password", field="password", status=401)
+    return user
+
+
+def issue_token(user: User, name: str | None = None) -> tuple[ApiToken, str]:
+    """A new bearer token; the plain value is returned once and never stored."""
+    plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    days = int(current_app.config.get("TOKEN_TTL_DAYS", 90))
+    token = ApiToken(user_id=user.id, token_hash=_digest(plain), prefix=plain[:10], name=name,
+                     expires_at=utcnow() + timedelta(days=days))
+    db.session.add(token)
+    db.session.commit()
+    return token, plain
+
+
+def user_for_token(plain: str) -> tuple[User, ApiToken] | None:
+    token = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(plain)))
+    if token is None or token.revoked_at is not None or token.expires_at < utcnow():
+        return None
+    return token.user, token
+
+
+def revoke_token(user: User, token_id: int) -> None:
+    token = db.session.get(ApiToken, token_id)
+    if token is None or token.user_id != user.id:
+        raise AccountError("no such token", field="token_id", status=404)
+    if token.revoked_at is None:
+        token.revoked_at = utcnow()
+        db.session.commit()
+
+
+def create_admin(email: str, password: str) -> User:
+    """Site administrators are made from the command line, never by public signup."""
+    user = find_user(email)
+    if user is None:
+        user = User(email=normalise_email(email), role=Role.ADMIN.value)
+        db.session.add(user)
+    user.role = Role.ADMIN.value
+    user.set_password(password)
+    db.session.commit()
+    return user

@@ -1,0 +1,85 @@
+"""Jobs API: parse a posting, store jobs, list them with filters."""
+from flask.views import MethodView
+from flask_smorest import Blueprint, abort
+
+from accounts.models import Role
+from skillmap.parse import ParseError, parse_job
+from web.auth import api_user, login_required
+
+from . import service
+from .schemas import (JobCreateSchema, JobPageSchema, JobQuerySchema, JobSchema, JobUpdateSchema,
+                      ParseRequestSchema, ParseSchema)
+
+blp = Blueprint("jobs", __name__, url_prefix="/api/v1/jobs",
+                description="Job descriptions parsed into the GPU skill taxonomy")
+
+
+def _refuse(err: service.JobError):
+    abort(err.status, message=err.message, field=err.field)
+
+
+@blp.route("/parse", methods=["POST"])
+@blp.arguments(ParseRequestSchema)
+@blp.response(200, ParseSchema)
+def parse(data):
+    """Parse a job description (nothing is stored)."""
+    try:
+        return parse_job(data["text"], title=data.get("title"))
+    except ParseError as err:
+        abort(422, message=f"text: {err}", field="text")
+
+
+@blp.route("")
+class Jobs(MethodView):
+    @blp.arguments(JobQuerySchema, location="query")
+    @blp.response(200, JobPageSchema)
+    def get(self, query):
+        """List jobs, newest first; filter by track, skill id or free text."""
+        page, per_page = query.pop("page"), query.pop("per_page")
+        organisation_id = query.pop("organisation", None)
+        rows, total = service.list_jobs(**query, organisation_id=organisation_id,
+                                        page=page, per_page=per_page)
+        return {"items": rows, "page": page, "per_page": per_page, "total": total,
+                "pages": (total + per_page - 1) // per_page}
+
+    @login_required(Role.RECRUITER)
+    @blp.arguments(JobCreateSchema)
+    @blp.response(201, JobSchema)
+    @blp.doc(security=[{"bearerAuth": []}])
+    def post(self, data):
+        """Store a job for the recruiter's organisation, with its parse."""
+        user = api_user()
+        return service.create_job(user.organisation_id, data["title"], data["text"],
+                                  location=data.get("location"), created_by=user)
+
+
+@blp.route("/<int:job_id>")
+class JobItem(MethodView):
+    @blp.response(200, JobSchema)
+    def get(self, job_id):
+        """One job with its full parse."""
+        try:
+            return service.get_job(job_id)
+        except service.JobError as err:
+            _refuse(err)
+
+    @login_required(Role.RECRUITER, Role.ADMIN)
+    @blp.arguments(JobUpdateSchema)
+    @blp.response(200, JobSchema)
+    @blp.doc(security=[{"bearerAuth": []}])
+    def put(self, data, job_id):
+        """Change a job of your organisation; a new text is parsed again."""
+        try:
+            return service.update_job(api_user(), job_id, data)
+        except service.JobError as err:
+            _refuse(err)
+
+    @login_required(Role.RECRUITER, Role.ADMIN)
+    @blp.response(204)
+    @blp.doc(security=[{"bearerAuth": []}])
+    def delete(self, job_id):
+        """Delete a job of your organisation."""
+        try:
+            service.delete_job(api_user(), job_id)
+        except service.JobError as err:
+            _refuse(err)

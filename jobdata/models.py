@@ -1,0 +1,47 @@
+"""Stored job postings and the skills their parse found."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from accounts.models import Organisation, utcnow
+from extensions import db
+
+
+class Job(db.Model):
+    __tablename__ = "jobs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    organisation_id: Mapped[int] = mapped_column(
+        ForeignKey("organisations.id", ondelete="CASCADE"), index=True)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    # Where a shipped starter job came from, so loading the starter set twice adds nothing.
+    source: Mapped[str | None] = mapped_column(String(100), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    location: Mapped[str | None] = mapped_column(String(200))
+    text: Mapped[str] = mapped_column(Text)
+    parse: Mapped[dict] = mapped_column(JSON)
+    primary_track: Mapped[str] = mapped_column(String(40), index=True)
+    seniority: Mapped[str | None] = mapped_column(String(20))
+    min_years: Mapped[int | None]
+    degree: Mapped[str | None] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    organisation: Mapped[Organisation] = relationship()
+    skills: Mapped[list["JobSkill"]] = relationship(
+        back_populates="job", cascade="all, delete-orphan", order_by="JobSkill.skill_id")
+
+
+class JobSkill(db.Model):
+    """One row per skill a job asks for, so jobs can be filtered by skill in SQL."""
+
+    __tablename__ = "job_skills"
+
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
+    skill_id: Mapped[str] = mapped_column(String(80), primary_key=True, index=True)
+    required: Mapped[bool] = mapped_column(default=True)
+
+    job: Mapped[Job] = relationship(back_populates="skills")

@@ -1,0 +1,116 @@
+"""Request and response shapes for the jobs API."""
+from flask import current_app
+from marshmallow import Schema, ValidationError, fields, validate, validates
+
+from skillmap.taxonomy import TRACKS, load_taxonomy
+
+
+def check_posting_text(value: str) -> None:
+    """Shared rules for a posting's text: not blank, not binary, not over the size limit."""
+    if not value.strip():
+        raise ValidationError("must not be empty")
+    if "\x00" in value:
+        raise ValidationError("looks like binary data, not text")
+    limit = current_app.config["JOB_TEXT_MAX_BYTES"]
+    if len(value.encode("utf-8")) > limit:
+        raise ValidationError(f"is over {limit // 1024} KB")
+
+
+class ParseRequestSchema(Schema):
+    text = fields.String(required=True, validate=check_posting_text)
+    title = fields.String(validate=validate.Length(max=200))
+
+
+class EvidenceSchema(Schema):
+    text = fields.String(metadata={"description": "the sentence or line the skill appears in"})
+    start = fields.Integer(metadata={"description": "offset of the mention in the posting"})
+    end = fields.Integer()
+    match = fields.String(metadata={"description": "the words as written"})
+    section = fields.String(metadata={"description": "required, preferred or other"})
+
+
+class SkillFoundSchema(Schema):
+    id = fields.String()
+    name = fields.String()
+    category = fields.String()
+    required = fields.Boolean()
+    mentions = fields.Integer()
+    evidence = fields.List(fields.Nested(EvidenceSchema))
+
+
+class SalarySchema(Schema):
+    min = fields.Float()
+    max = fields.Float()
+    currency = fields.String()
+    period = fields.String(metadata={"description": "year, month or hour"})
+
+
+class ParseSchema(Schema):
+    title = fields.String(allow_none=True)
+    primary_track = fields.String(metadata={"enum": list(TRACKS)})
+    tracks = fields.Dict(keys=fields.String(), values=fields.Float(),
+                         metadata={"description": "track -> score; scores sum to 1"})
+    skills = fields.List(fields.Nested(SkillFoundSchema))
+    min_years = fields.Integer(allow_none=True)
+    degree = fields.String(allow_none=True, metadata={"enum": ["bachelor", "master", "phd"]})
+    salary = fields.Nested(SalarySchema, allow_none=True)
+    seniority = fields.String(metadata={"enum": ["junior", "mid", "senior", "staff_principal"]})
+
+
+class JobCreateSchema(Schema):
+    title = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    location = fields.String(allow_none=True, validate=validate.Length(max=200))
+    text = fields.String(required=True, validate=check_posting_text)
+
+
+class JobUpdateSchema(Schema):
+    title = fields.String(validate=validate.Length(min=1, max=200))
+    location = fields.String(allow_none=True, validate=validate.Length(max=200))
+    text = fields.String(validate=check_posting_text)
+
+
+class JobSchema(Schema):
+    id = fields.Integer()
+    title = fields.String()
+    location = fields.String(allow_none=True)
+    organisation = fields.Function(lambda j: {"id": j.organisation.id, "name": j.organisation.name})
+    text = fields.String()
+    parse = fields.Nested(ParseSchema)
+    created_at = fields.DateTime()
+    updated_at = fields.DateTime()
+
+
+class JobSummarySchema(Schema):
+    id = fields.Integer()
+    title = fields.String()
+    location = fields.String(allow_none=True)
+    organisation = fields.Function(lambda j: {"id": j.organisation.id, "name": j.organisation.name})
+    primary_track = fields.String()
+    seniority = fields.String(allow_none=True)
+    min_years = fields.Integer(allow_none=True)
+    degree = fields.String(allow_none=True)
+    salary = fields.Function(lambda j: j.parse.get("salary"))
+    skills = fields.Function(lambda j: [s.skill_id for s in j.skills])
+    created_at = fields.DateTime()
+
+
+class JobQuerySchema(Schema):
+    track = fields.String(validate=validate.OneOf(TRACKS))
+    skill = fields.String(validate=validate.Length(max=80))
+    q = fields.String(validate=validate.Length(min=1, max=200))
+    organisation = fields.Integer(validate=validate.Range(min=1))
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100_000))
+    per_page = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+    @validates("skill")
+    def _known_skill(self, value, **_):
+        if value not in load_taxonomy():
+            raise ValidationError(f"unknown skill id {value!r}")
+
+
+class JobPageSchema(Schema):
+    items = fields.List(fields.Nested(JobSummarySchema))
+    page = fields.Integer()
+    per_page = fields.Integer()
+    total = fields.Integer()
+    pages = fields.Integer()

@@ -1,0 +1,94 @@
+"""Job operations: parse, store, change, list. Each public function owns its transaction."""
+from __future__ import annotations
+
+from sqlalchemy import func, or_, select
+
+from accounts.models import Role, User
+from extensions import db
+from skillmap.parse import parse_job
+
+from .models import Job, JobSkill
+
+
+class JobError(Exception):
+    def __init__(self, message: str, *, status: int = 422, field: str | None = None):
+        super().__init__(message)
+        self.message, self.status, self.field = message, status, field
+
+
+def _apply_parse(job: Job) -> None:
+    parsed = parse_job(job.text, title=job.title)
+    job.parse = parsed
+    job.primary_track = parsed["primary_track"]
+    job.seniority = parsed["seniority"]
+    job.min_years = parsed["min_years"]
+    job.degree = parsed["degree"]
+    job.skills = [JobSkill(skill_id=s["id"], required=s["required"]) for s in parsed["skills"]]
+
+
+def create_job(organisation_id: int, title: str, text: str, location: str | None = None,
+               created_by: User | None = None, source: str | None = None) -> Job:
+    job = Job(organisation_id=organisation_id, title=title, text=text, location=location,
+              created_by_id=created_by.id if created_by else None, source=source)
+    _apply_parse(job)
+    db.session.add(job)
+    db.session.commit()
+    return job
+
+
+def get_job(job_id: int) -> Job:
+    job = db.session.get(Job, job_id)
+    if job is None:
+        raise JobError("no such job", status=404, field="job_id")
+    return job
+
+
+def can_change(user: User, job: Job) -> bool:
+    """Only the owning organisation's recruiters (and site administrators) change a job."""
+    if user.has_role(Role.ADMIN):
+        return True
+    return user.has_role(Role.RECRUITER) and user.organisation_id == job.organisation_id
+
+
+def update_job(user: User, job_id: int, changes: dict) -> Job:
+    job = get_job(job_id)
+    if not can_change(user, job):
+        raise JobError("this job belongs to another organisation", status=403)
+    for key in ("title", "location", "text"):
+        if key in changes:
+            setattr(job, key, changes[key])
+    if "text" in changes or "title" in changes:
+        _apply_parse(job)
+    db.session.commit()
+    return job
+
+
+def delete_job(user: User, job_id: int) -> None:
+    job = get_job(job_id)
+    if not can_change(user, job):
+        raise JobError("this job belongs to another organisation", status=403)
+    db.session.delete(job)
+    db.session.commit()
+
+
+def list_jobs(track: str | None = None, skill: str | None = None, q: str | None = None,
+              organisation_id: int | None = None, page: int = 1, per_page: int = 20):
+    """A page of jobs, newest first, and the total count matching the filters."""
+    query = select(Job)
+    if track:
+        query = query.where(Job.primary_track == track)
+    if skill:
+        query = query.where(Job.id.in_(select(JobSkill.job_id).where(JobSkill.skill_id == skill)))
+    if organisation_id:
+        query = query.where(Job.organisation_id == organisation_id)
+    if q:
+        # Escape LIKE wildcards so a search for "50%" means the text "50%".
+        escaped = q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = f"%{escaped}%"
+        query = query.where(or_(*(func.lower(column).like(pattern, escape="\\")
+                                  for column in (Job.title, Job.text, Job.location))))
+    total = db.session.scalar(select(func.count()).select_from(query.subquery()))
+    rows = db.session.scalars(
+        query.order_by(Job.created_at.desc(), Job.id.desc())
+        .offset((page - 1) * per_page).limit(per_page)).all()
+    return rows, total

@@ -1,0 +1,58 @@
+"""Configuration: defaults, then the environment, then the mapping given to create_app."""
+import os
+
+DEFAULTS = {
+    "SECRET_KEY": "dev-only-change-me",
+    "SQLALCHEMY_DATABASE_URI": None,  # None: SQLite file in the instance folder
+    "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+    "MAX_CONTENT_LENGTH": 1024 * 1024,
+    "JOB_TEXT_MAX_BYTES": 200 * 1024,
+    "API_TITLE": "KernelPath API",
+    "API_VERSION": "v1",
+    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_URL_PREFIX": "/api/v1",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "API_SPEC_OPTIONS": {
+        "components": {
+            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}
+        }
+    },
+    "TOKEN_TTL_DAYS": 90,
+    "GRADING_QUEUE": "local",
+}
+
+_ENV_PREFIX = "KERNELPATH_"
+
+
+def _coerce(value: str):
+    """Read booleans and integers from the environment; keep everything else a string."""
+    lowered = value.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    try:
+        return int(value)
+    except ValueError:
+        return value
+
+
+def from_environment(environ=None) -> dict:
+    """Settings named KERNELPATH_* (prefix dropped) plus DATABASE_URL."""
+    environ = os.environ if environ is None else environ
+    found = {
+        key[len(_ENV_PREFIX):]: _coerce(value)
+        for key, value in environ.items()
+        if key.startswith(_ENV_PREFIX)
+    }
+    if environ.get("DATABASE_URL"):
+        found["SQLALCHEMY_DATABASE_URI"] = normalise_database_url(environ["DATABASE_URL"])
+    return found
+
+
+def normalise_database_url(url: str) -> str:
+    """Use the psycopg 3 driver for postgres URLs given without one."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url

@@ -1,0 +1,75 @@
+"""The spaCy pipeline that reads a job description: sections, skills, years, degree, salary.
+
+Built on `spacy.blank("en")`: no model download, so it installs anywhere.
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from functools import lru_cache
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from . import skills as _skills  # noqa: F401  (registers the kp_skills factory)
+from .degree import min_degree
+from .salary import posted_salary
+from .sections import PREFERRED, effective_section, segments
+from .taxonomy import DEFAULT_PATH, load_taxonomy
+from .years import min_years
+
+MAX_EVIDENCE = 5
+
+
+@Language.component("kp_sections")
+def mark_sections(doc: Doc) -> Doc:
+    """Evidence units with their section kind, in `doc.user_data["segments"]`."""
+    doc.user_data["segments"] = segments(doc.text)
+    return doc
+
+
+@Language.component("kp_facts")
+def extract_facts(doc: Doc) -> Doc:
+    """Years, degree and salary, in `doc.user_data`."""
+    segs = doc.user_data["segments"]
+    doc.user_data["min_years"] = min_years(segs)
+    doc.user_data["degree"] = min_degree(segs)
+    doc.user_data["salary"] = posted_salary(doc.text)
+    return doc
+
+
+@lru_cache(maxsize=2)
+def build_pipeline(taxonomy_path: str | None = None) -> Language:
+    nlp = spacy.blank("en")
+    nlp.add_pipe("kp_sections")
+    nlp.add_pipe("kp_skills", config={"taxonomy_path": taxonomy_path})
+    nlp.add_pipe("kp_facts")
+    return nlp
+
+
+def skill_mentions(doc: Doc, taxonomy_path: str | None = None) -> list[dict]:
+    """One entry per skill found: id, name, category, required, evidence (in order of first mention)."""
+    tax = load_taxonomy(taxonomy_path or DEFAULT_PATH)
+    segs = doc.user_data["segments"]
+    seg_starts = [s.start for s in segs]
+    found: dict[str, dict] = {}
+    for span in doc.spans["skills"]:
+        start, end = span.start_char, span.end_char
+        index = bisect_right(seg_starts, start) - 1
+        seg = segs[index] if index >= 0 and segs[index].end >= end else None
+        section = effective_section(seg, start - seg.start) if seg else "other"
+        skill = tax.get(span.label_)
+        entry = found.get(skill.id)
+        if entry is None:
+            entry = found[skill.id] = {
+                "id": skill.id, "name": skill.name, "category": skill.category,
+                "required": False, "mentions": 0, "evidence": [],
+            }
+        entry["mentions"] += 1
+        entry["required"] = entry["required"] or section != PREFERRED
+        if len(entry["evidence"]) < MAX_EVIDENCE:
+            entry["evidence"].append({
+                "text": seg.text if seg else span.sent.text, "start": start, "end": end,
+                "match": span.text, "section": section,
+            })
+    return list(found.values())

@@ -1,0 +1,85 @@
+"""The spaCy component that finds taxonomy skills in a posting.
+
+Two PhraseMatchers: one on lower-cased tokens for ordinary names (`Infiniband`, `k8s`), one on
+exact tokens for acronyms that collide with words (`HIP`, `IB`, `Go`, `C`).
+"""
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+from .taxonomy import DEFAULT_PATH, Taxonomy, load_taxonomy
+
+# Exact forms that are also everyday words or letters: they count only in a list or after a
+# preposition ("C/C++", "Python, Go", "fluent in Go"), never as "Go beyond" or "Section C".
+AMBIGUOUS = frozenset({"Go", "R", "C", "D", "Ray", "Rust", "Volcano", "Weka", "Make", "Chisel",
+                       "Spark", "Swift", "Julia", "Helm", "Ceph"})
+_LIST_NEIGHBOURS = frozenset({",", "/", "(", ")", "and", "or", "&", ":", ";", "in", "with", "using",
+                              "of", "+", "-", "like", "e.g.", "including", "as"})
+
+
+def _variants(form: str) -> set[str]:
+    """The form plus its plural and its space-for-hyphen spelling ("FPGAs", "compute sanitizer")."""
+    out = {form}
+    if "-" in form:
+        out.add(form.replace("-", " "))
+    last = form.split()[-1] if form.split() else form
+    if last[-1:].isalpha() and len(last) >= 3 and not last.endswith("s"):
+        out.update(v + "s" for v in list(out))
+    return out
+
+
+class SkillMatcher:
+    """Marks skill mentions as `doc.spans["skills"]`, labelled with the skill id."""
+
+    def __init__(self, nlp: Language, taxonomy: Taxonomy):
+        self.taxonomy = taxonomy
+        self.lower = PhraseMatcher(nlp.vocab, attr="LOWER")
+        self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
+        self.lowered_forms: dict[str, str] = {}
+        for skill in taxonomy.skills.values():
+            loose = {v for a in skill.aliases for v in _variants(a)}
+            strict = {v for e in skill.exact for v in _variants(e)}
+            if loose:
+                self.lower.add(skill.id, [nlp.make_doc(a) for a in sorted(loose)])
+                self.lowered_forms.update({a.lower(): skill.id for a in loose})
+            if strict:
+                self.exact.add(skill.id, [nlp.make_doc(e) for e in sorted(strict)])
+
+    def _in_list_context(self, doc: Doc, start: int, end: int) -> bool:
+        before = doc[start - 1].lower_ if start > 0 else ""
+        after = doc[end].lower_ if end < len(doc) else ""
+        return before in _LIST_NEIGHBOURS or after in _LIST_NEIGHBOURS
+
+    def _shared_prefix(self, doc: Doc, span: Span) -> Span | None:
+        """`Nsight Systems/Compute`: the word after the slash borrows the span's prefix."""
+        end = span.end
+        if len(span) < 2 or end + 1 >= len(doc) or doc[end].text != "/":
+            return None
+        candidate = " ".join([t.lower_ for t in span[:-1]] + [doc[end + 1].lower_])
+        skill_id = self.lowered_forms.get(candidate)
+        if skill_id is None:
+            return None
+        return Span(doc, end + 1, end + 2, label=skill_id)
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans = []
+        for match_id, start, end in self.lower(doc):
+            spans.append(Span(doc, start, end, label=match_id))
+        for match_id, start, end in self.exact(doc):
+            if doc[start:end].text in AMBIGUOUS and not self._in_list_context(doc, start, end):
+                continue
+            spans.append(Span(doc, start, end, label=match_id))
+        spans = filter_spans(spans)
+        extra = [s for s in (self._shared_prefix(doc, span) for span in spans) if s is not None]
+        if extra:
+            spans = filter_spans(spans + extra)
+        doc.spans["skills"] = spans
+        return doc
+
+
+@Language.factory("kp_skills", default_config={"taxonomy_path": None})
+def make_skill_matcher(nlp: Language, name: str, taxonomy_path: str | None) -> SkillMatcher:
+    return SkillMatcher(nlp, load_taxonomy(taxonomy_path or DEFAULT_PATH))

@@ -1,0 +1,74 @@
+"""Minimum years of experience: `5+ years`, `3-5 yrs`, `three years`, `BS + 8 years / MS + 5`."""
+from __future__ import annotations
+
+import re
+
+from .sections import PREFERRED, Segment, effective_section
+
+_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "twenty": 20,
+}
+_NUM = r"(?:\d{1,2}(?:\.\d)?|" + "|".join(_WORDS) + r")"
+# "5+ years", "3-5 yrs", "3 to 5 years", "three (3) years", "minimum of 7 years"
+_YEARS = re.compile(
+    rf"(?<![\w.$])(?P<low>{_NUM})(?:\s*\(\s*\d{{1,2}}\s*\))?\s*(?P<plus>\+|plus)?"
+    rf"(?:\s*(?:-|–|—|to)\s*(?P<high>{_NUM})\s*\+?)?"
+    r"\s*(?:\+\s*)?(?:full[\s-]time\s+|professional\s+|industry\s+|relevant\s+)?"
+    r"(?P<unit>years?|yrs?\.?)(?![\w-])",
+    re.I,
+)
+# A number followed by "years" that is not about the candidate's experience.
+_NOT_EXPERIENCE_AFTER = re.compile(r"^\s*(?:ago|old|of age|in business|of (?:history|innovation|"
+                                   r"growth|success|operation|leadership in))\b", re.I)
+_NOT_EXPERIENCE_BEFORE = re.compile(r"(?:founded|for (?:over|more than|nearly|almost)|since|"
+                                    r"the (?:past|last|next)|within|every|up to|after|first)\s*$", re.I)
+_DEG = r"(?:BS|B\.S\.?|BSc|BE|MS|M\.S\.?|MSc|PhD|Ph\.D\.?|bachelor'?s?|master'?s?|doctorate)"
+# Degree alternatives whose later numbers drop the unit: "MS + 5", "6+ with an MS".
+_ALTERNATIVE = re.compile(
+    rf"\b{_DEG}\s*(?:\+|plus|and|with)\s*(?P<a>{_NUM})\b(?!\s*(?:%|k\b))"
+    rf"|(?<![\w.$])(?P<b>{_NUM})\s*\+?\s*(?:years?|yrs?)?\s*(?:with|w/)\s*(?:an?\s+)?{_DEG}",
+    re.I,
+)
+
+
+def _value(token: str) -> float:
+    token = token.lower()
+    return float(_WORDS[token]) if token in _WORDS else float(token)
+
+
+def year_mentions(segments: list[Segment]) -> list[tuple[int, str, int]]:
+    """(years, section, offset) for each experience requirement found."""
+    found = []
+    for seg in segments:
+        for m in _YEARS.finditer(seg.text):
+            after = seg.text[m.end():m.end() + 25]
+            before = seg.text[max(0, m.start() - 25):m.start()]
+            if _NOT_EXPERIENCE_AFTER.match(after) or _NOT_EXPERIENCE_BEFORE.search(before):
+                continue
+            if re.match(r"\s*-\s*year", seg.text[m.start() + len(m.group("low")):]):
+                continue  # "4-year degree"
+            years = _value(m.group("low"))
+            if years < 1 or years > 30:
+                continue
+            found.append((int(years), effective_section(seg, m.start()), seg.start + m.start()))
+        if found and found[-1][2] >= seg.start:
+            for m in _ALTERNATIVE.finditer(seg.text):
+                years = _value(m.group("a") or m.group("b"))
+                if 1 <= years <= 30:
+                    found.append((int(years), effective_section(seg, m.start()), seg.start + m.start()))
+    return found
+
+
+def min_years(segments: list[Segment]) -> int | None:
+    """The smallest number of years that qualifies for the role.
+
+    Requirements win over preferences; among requirements the smallest applies, which also
+    covers degree alternatives ("BS + 8 years / MS + 5 years" -> 5).
+    """
+    mentions = year_mentions(segments)
+    if not mentions:
+        return None
+    required = [y for y, section, _ in mentions if section != PREFERRED]
+    return min(required or [y for y, _, _ in mentions])

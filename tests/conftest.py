@@ -1,0 +1,103 @@
+"""Shared fixtures: an app on a fresh database (SQLite, or PostgreSQL when
+KERNELPATH_TEST_DATABASE_URL names one), a client, and signed-up users."""
+from __future__ import annotations
+
+import os
+import uuid
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+PG_ENV = "KERNELPATH_TEST_DATABASE_URL"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "db: touches the database; runs on SQLite and PostgreSQL")
+    config.addinivalue_line("markers", "slow: takes more than a few seconds")
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU")
+
+
+def _fresh_postgres_database(base_url: str):
+    """Create an empty database for this run so parallel runs never collide."""
+    import psycopg
+
+    parts = urlsplit(base_url)
+    name = f"kp_test_{uuid.uuid4().hex[:12]}"
+    admin = urlunsplit(parts._replace(scheme="postgresql"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path="/" + name)), admin, name
+
+
+def _drop_postgres_database(admin: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory):
+    base = os.environ.get(PG_ENV)
+    if not base:
+        yield "sqlite:///" + str(tmp_path_factory.mktemp("db") / "test.sqlite")
+        return
+    url, admin, name = _fresh_postgres_database(base)
+    try:
+        yield url
+    finally:
+        _drop_postgres_database(admin, name)
+
+
+@pytest.fixture(scope="session")
+def app(database_url, tmp_path_factory):
+    from flask_migrate import upgrade
+
+    from app import create_app
+
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url,
+                      "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False})
+    with app.app_context():
+        upgrade()
+    return app
+
+
+@pytest.fixture
+def db_session(app):
+    """An app context whose tables are emptied after the test."""
+    from extensions import db
+
+    with app.app_context():
+        yield db.session
+        db.session.rollback()
+        for table in reversed(db.metadata.sorted_tables):
+            db.session.execute(table.delete())
+        db.session.commit()
+
+
+@pytest.fixture
+def client(app, db_session):
+    return app.test_client()
+
+
+class ApiUser:
+    """A signed-up user with a bearer token, for API tests."""
+
+    def __init__(self, client, email, role, organisation=None, password="correct horse battery"):
+        body = {"email": email, "password": password, "role": role}
+        if organisation:
+            body["organisation"] = organisation
+        resp = client.post("/api/v1/auth/signup", json=body)
+        assert resp.status_code == 201, resp.get_json()
+        self.user = resp.get_json()
+        token = client.post("/api/v1/auth/tokens", json={"email": email, "password": password})
+        assert token.status_code == 201, token.get_json()
+        self.token = token.get_json()["token"]
+        self.headers = {"Authorization": f"Bearer {self.token}"}
+
+
+@pytest.fixture
+def make_user(client):
+    def make(email, role="candidate", organisation=None):
+        return ApiUser(client, email, role, organisation)
+    return make

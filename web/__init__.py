@@ -1,0 +1,1 @@
+"""Cross-cutting web pieces: JSON errors, authentication, pages."""

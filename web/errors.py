@@ -1,0 +1,56 @@
+"""Every API error is JSON: {status, message, field?, errors?}."""
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+
+def _first_field(errors, prefix=""):
+    """Dotted path of the first offending field in a marshmallow error mapping."""
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            if key in ("json", "query", "form", "headers", "path", "files"):
+                return _first_field(value, prefix)
+            if key == "_schema":
+                return prefix.rstrip(".") or None
+            return _first_field(value, f"{prefix}{key}.")
+    return prefix.rstrip(".") or None
+
+
+def _first_message(errors):
+    while isinstance(errors, dict) and errors:
+        errors = next(iter(errors.values()))
+    if isinstance(errors, list) and errors:
+        return _first_message(errors[0]) if not isinstance(errors[0], str) else errors[0]
+    return errors if isinstance(errors, str) else None
+
+
+def error_body(status: int, message: str, field=None, errors=None) -> dict:
+    body = {"status": status, "message": message}
+    if field:
+        body["field"] = field
+    if errors:
+        body["errors"] = errors
+    return body
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        if not request.path.startswith("/api/"):
+            return exc
+        data = getattr(exc, "data", None) or {}
+        messages = data.get("messages") or data.get("errors")
+        field = data.get("field") or (_first_field(messages) if messages else None)
+        message = data.get("message") or exc.description or exc.name
+        if messages and exc.code == 422:
+            detail = _first_message(messages)
+            message = f"{field}: {detail}" if field and detail else (detail or message)
+        return jsonify(error_body(exc.code, message, field, messages)), exc.code
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        if isinstance(exc, HTTPException):
+            return _http_error(exc)
+        app.logger.exception("unhandled error on %s", request.path)
+        if request.path.startswith("/api/"):
+            return jsonify(error_body(500, "internal error")), 500
+        return "Internal error", 500
