@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import click
+from flask.cli import AppGroup
 from flask import current_app
 
 from skillmap.parse import parse_job
@@ -60,7 +61,7 @@ def render_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-@click.group(help="Parse and manage job descriptions.")
+@click.group(cls=AppGroup, help="Parse and manage job descriptions.")
 def jobs():
     pass
 

@@ -1,49 +1,82 @@
 """Track classifier: TF-IDF + logistic regression on the labelled corpus, blended with the
-taxonomy's track weights of the skills found. Follows scikit-learn's estimator conventions."""
+taxonomy's track weights of the skills found. Follows scikit-learn's estimator conventions.
+
+Features are lower-cased token counts from spaCy's tokenizer (`Doc.count_by(LOWER)`), so the
+parse reuses the tokens it already has instead of tokenizing the posting a second time.
+"""
 from __future__ import annotations
 
 from functools import lru_cache
 
 import numpy as np
+from scipy.sparse import csr_matrix
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
+from spacy.attrs import LOWER
+from spacy.tokens import Doc
 
 from .taxonomy import TRACKS
 
-_TOKEN = r"(?u)\b\w[\w+#]*"  # keeps C++, C#, K8s
+
+@lru_cache(maxsize=1)
+def _tokenizer():
+    from .extract import blank_english
+
+    return blank_english().tokenizer
+
+
+def token_counts(item) -> dict[int, int]:
+    """Lower-cased token hash -> count, for a text or an already tokenized Doc."""
+    doc = item if isinstance(item, Doc) else _tokenizer()(item)
+    return doc.count_by(LOWER)
 
 
 class TrackClassifier(ClassifierMixin, BaseEstimator):
-    """Predicts the track of a posting's text; classes_ are always in TRACKS order."""
+    """Predicts a posting's track from its texts (or spaCy Docs); classes_ follow TRACKS."""
 
-    def __init__(self, C: float = 8.0, ngram_range: tuple = (1, 2), min_df: int = 1):
+    def __init__(self, C: float = 8.0, min_df: int = 1):
         self.C = C
-        self.ngram_range = ngram_range
         self.min_df = min_df
 
+    def _matrix(self, X) -> csr_matrix:
+        rows, cols, vals = [], [], []
+        for r, item in enumerate(X):
+            for key, count in token_counts(item).items():
+                col = self.vocabulary_.get(key)
+                if col is not None:
+                    rows.append(r)
+                    cols.append(col)
+                    vals.append(count)
+        return csr_matrix((vals, (rows, cols)), shape=(len(X), len(self.vocabulary_)),
+                          dtype=np.float64)
+
     def fit(self, X, y):
-        self.vectorizer_ = TfidfVectorizer(
-            sublinear_tf=True, ngram_range=self.ngram_range, min_df=self.min_df,
-            token_pattern=_TOKEN, lowercase=True, max_features=50_000, dtype=np.float32,
-        )
-        features = self.vectorizer_.fit_transform(X)
+        X = list(X)
+        document_frequency: dict[int, int] = {}
+        for item in X:
+            for key in token_counts(item):
+                document_frequency[key] = document_frequency.get(key, 0) + 1
+        kept = sorted(k for k, df in document_frequency.items() if df >= self.min_df)
+        self.vocabulary_ = {k: i for i, k in enumerate(kept)}
+        self.tfidf_ = TfidfTransformer(sublinear_tf=True).fit(self._matrix(X))
         self.model_ = LogisticRegression(C=self.C, max_iter=5000)
-        self.model_.fit(features, y)
+        self.model_.fit(self.tfidf_.transform(self._matrix(X)), y)
         unknown = set(self.model_.classes_) - set(TRACKS)
         if unknown:
             raise ValueError(f"unknown track labels: {sorted(unknown)}")
         self.classes_ = np.array(TRACKS)
-        self._order = [list(self.model_.classes_).index(t) if t in self.model_.classes_ else -1
-                       for t in TRACKS]
+        self.class_index_ = [list(self.model_.classes_).index(t) if t in self.model_.classes_ else -1
+                             for t in TRACKS]
         return self
 
     def predict_proba(self, X) -> np.ndarray:
         check_is_fitted(self, "model_")
-        raw = self.model_.predict_proba(self.vectorizer_.transform(X))
-        out = np.zeros((raw.shape[0], len(TRACKS)))
-        for j, src in enumerate(self._order):
+        X = list(X)
+        raw = self.model_.predict_proba(self.tfidf_.transform(self._matrix(X)))
+        out = np.zeros((len(X), len(TRACKS)))
+        for j, src in enumerate(self.class_index_):
             if src >= 0:
                 out[:, j] = raw[:, src]
         return out
@@ -74,7 +107,7 @@ TEXT_WEIGHT = 0.6
 
 @lru_cache(maxsize=1)
 def default_classifier() -> TrackClassifier:
-    """The classifier trained on the shipped corpus (trained once per process, about a second)."""
+    """The classifier trained on the shipped corpus (trained once per process, under a second)."""
     from jobdata.corpus import load_corpus
 
     corpus = load_corpus()

@@ -8,6 +8,7 @@ from bisect import bisect_right
 from functools import lru_cache
 
 import spacy
+from spacy.util import compile_infix_regex
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -21,10 +22,17 @@ from .years import min_years
 MAX_EVIDENCE = 5
 
 
+def doc_text(doc: Doc) -> str:
+    """The text once per doc: `Doc.text` rebuilds it from every token on each access."""
+    if "text" not in doc.user_data:
+        doc.user_data["text"] = doc.text
+    return doc.user_data["text"]
+
+
 @Language.component("kp_sections")
 def mark_sections(doc: Doc) -> Doc:
     """Evidence units with their section kind, in `doc.user_data["segments"]`."""
-    doc.user_data["segments"] = segments(doc.text)
+    doc.user_data["segments"] = segments(doc_text(doc))
     return doc
 
 
@@ -34,13 +42,29 @@ def extract_facts(doc: Doc) -> Doc:
     segs = doc.user_data["segments"]
     doc.user_data["min_years"] = min_years(segs)
     doc.user_data["degree"] = min_degree(segs)
-    doc.user_data["salary"] = posted_salary(doc.text)
+    doc.user_data["salary"] = posted_salary(doc_text(doc))
     return doc
+
+
+def read(text: str, taxonomy_path: str | None = None) -> Doc:
+    """Run the pipeline on a text."""
+    nlp = build_pipeline(taxonomy_path)
+    doc = nlp.make_doc(text)
+    doc.user_data["text"] = text
+    return nlp(doc)
+
+
+def blank_english() -> Language:
+    """`spacy.blank("en")` whose tokenizer also splits after `C++` ("C++/CUDA", "C++-based")."""
+    nlp = spacy.blank("en")
+    infixes = list(nlp.Defaults.infixes) + [r"(?<=\+\+)[/,\-]"]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    return nlp
 
 
 @lru_cache(maxsize=2)
 def build_pipeline(taxonomy_path: str | None = None) -> Language:
-    nlp = spacy.blank("en")
+    nlp = blank_english()
     nlp.add_pipe("kp_sections")
     nlp.add_pipe("kp_skills", config={"taxonomy_path": taxonomy_path})
     nlp.add_pipe("kp_facts")
@@ -55,11 +79,14 @@ def skill_mentions(doc: Doc, taxonomy_path: str | None = None) -> list[dict]:
     found: dict[str, dict] = {}
     for span in doc.spans["skills"]:
         start, end = span.start_char, span.end_char
+        skill = tax.get(span.label_)
+        entry = found.get(skill.id)
+        if entry is not None and entry["required"] and len(entry["evidence"]) >= MAX_EVIDENCE:
+            entry["mentions"] += 1
+            continue  # nothing more to learn from this mention
         index = bisect_right(seg_starts, start) - 1
         seg = segs[index] if index >= 0 and segs[index].end >= end else None
         section = effective_section(seg, start - seg.start) if seg else "other"
-        skill = tax.get(span.label_)
-        entry = found.get(skill.id)
         if entry is None:
             entry = found[skill.id] = {
                 "id": skill.id, "name": skill.name, "category": skill.category,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .classify import TEXT_WEIGHT, blend, default_classifier, taxonomy_scores
-from .extract import build_pipeline, skill_mentions
+from .extract import read, skill_mentions
 from .seniority import seniority
 from .taxonomy import DEFAULT_PATH, TRACKS, load_taxonomy
 
@@ -24,13 +24,14 @@ def parse_job(text: str, title: str | None = None) -> dict:
     """The posting's primary track, per-track scores, skills with evidence, years, degree, salary, seniority."""
     if not isinstance(text, str) or not text.strip():
         raise ParseError("text is empty")
-    nlp = build_pipeline()
-    doc = nlp(text)
+    doc = read(text)
     skills = skill_mentions(doc)
     tax = load_taxonomy(DEFAULT_PATH)
     classifier = default_classifier()
     heading = title or guess_title(text) or ""
-    text_proba = classifier.predict_proba([heading + "\n" + text])[0]
+    # The title usually opens the text; only a separately given one needs its own tokens.
+    features = doc if not title or text.lstrip().startswith(title) else title + "\n" + text
+    text_proba = classifier.predict_proba([features])[0]
     scores = blend(text_proba, taxonomy_scores(skills, tax), TEXT_WEIGHT)
     tracks = {t: round(float(s), 4) for t, s in zip(TRACKS, scores)}
     # Rounding must not break "scores sum to 1": give the remainder to the largest.

@@ -1,23 +1,25 @@
 """Posted salary ranges: `$148,000 - $235,750`, `148,000 USD - 235,750 USD`, `$152K–$287.5K`.
 
 Regular expressions rather than tokens: the tokenizer splits `$152K–$287.5K` unpredictably.
+Numbers are found first (they are sparse), then each looks at its neighbours for a currency and
+a multiplier, and two amounts joined by a dash or "to" make a range. That keeps the work linear.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _SYMBOLS = {"US$": "USD", "CA$": "CAD", "C$": "CAD", "A$": "AUD", "AU$": "AUD", "S$": "SGD",
             "$": "USD", "€": "EUR", "£": "GBP", "₹": "INR", "¥": "JPY", "Rs.": "INR", "Rs": "INR"}
 _CODES = "USD|EUR|GBP|CAD|INR|AUD|CHF|JPY|SGD|ILS|SEK|NOK|DKK|PLN|CNY|TWD|KRW|NZD|HKD"
 _SYMBOL_RE = "|".join(re.escape(s) for s in sorted(_SYMBOLS, key=len, reverse=True))
-_AMOUNT = (
-    rf"(?:(?P<{{p}}code0>{_CODES})\s*)?(?P<{{p}}sym>{_SYMBOL_RE})?\s*"
-    r"(?P<{p}num>\d{{1,3}}(?:,\d{{2,3}})+(?:\.\d+)?|\d{{1,3}}(?:\.\d{{3}})+(?!\d)|\d+(?:\.\d+)?)"
-    r"\s*(?P<{p}mult>[kK](?![a-zA-Z])|[mM](?![a-zA-Z])|thousand|million|lakhs?|LPA)?"
-    rf"(?:\s*(?P<{{p}}code>{_CODES})(?![A-Za-z]))?"
-)
-_RANGE = re.compile(
-    _AMOUNT.format(p="a") + r"\s*(?:-|–|—|to|and|through)\s*" + _AMOUNT.format(p="b"), re.I)
+
+_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{2,3})+(?:\.\d+)?|(?<![\w.,])\d{1,3}(?:\.\d{3})+(?![\d,])"
+                     r"|(?<![\w.,])\d+(?:\.\d+)?")
+_BEFORE = re.compile(rf"(?:(?P<code>{_CODES})\s*)?(?P<sym>{_SYMBOL_RE})?\s*$", re.I)
+_AFTER = re.compile(r"\s*(?P<mult>[kK](?![a-zA-Z])|[mM](?![a-zA-Z])|thousand\b|million\b|lakhs?\b|LPA\b)?"
+                    rf"(?:\s*(?P<code>{_CODES})(?![A-Za-z]))?", re.I)
+_JOIN = re.compile(r"\s*(?:-|–|—|to|and|through)\s*$", re.I)
 _PERIODS = (
     ("hour", re.compile(r"(?:per|an|/|a)\s*(?:hour|hr)\b|hourly", re.I)),
     ("month", re.compile(r"(?:per|a|/)\s*(?:month|mo)\b|monthly", re.I)),
@@ -28,18 +30,34 @@ _MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "lakh": 1e5
 _PLAUSIBLE = {"year": (1_000, 50_000_000), "month": (100, 5_000_000), "hour": (5, 20_000)}
 
 
-def _number(text: str, currency: str | None) -> float:
-    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+", text) and currency not in (None, "USD", "GBP"):
-        return float(text.replace(".", ""))  # European thousands separator: 85.000 EUR
-    return float(text.replace(",", ""))
+@dataclass
+class _Amount:
+    start: int      # including a currency prefix
+    end: int        # including a multiplier and a currency suffix
+    digits: str
+    currency: str | None
+    multiplier: str
+    prefix_start: int  # where the bare number starts, for joining
 
 
-def _currency(m: re.Match, p: str) -> str | None:
-    code = m.group(p + "code") or m.group(p + "code0")
-    if code:
-        return code.upper()
-    sym = m.group(p + "sym")
-    return _SYMBOLS.get(sym) if sym else None
+def _amounts(text: str) -> list[_Amount]:
+    out = []
+    for m in _NUMBER.finditer(text):
+        before = _BEFORE.search(text, max(0, m.start() - 8), m.start())
+        after = _AFTER.match(text, m.end())
+        code = (after.group("code") or (before.group("code") if before else None))
+        sym = before.group("sym") if before else None
+        currency = code.upper() if code else (_SYMBOLS.get(sym) if sym else None)
+        start = before.start() if before and (before.group("sym") or before.group("code")) else m.start()
+        out.append(_Amount(start, after.end() if after.group(0).strip() else m.end(), m.group(0),
+                           currency, (after.group("mult") or "").lower(), m.start()))
+    return out
+
+
+def _number(digits: str, currency: str | None) -> float:
+    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+", digits) and currency not in (None, "USD", "GBP"):
+        return float(digits.replace(".", ""))  # European thousands separator: 85.000 EUR
+    return float(digits.replace(",", ""))
 
 
 def _period(text: str, start: int, end: int) -> str | None:
@@ -57,25 +75,25 @@ def _period(text: str, start: int, end: int) -> str | None:
 def salary_bands(text: str) -> list[dict]:
     """Every plausible salary range in the text, in order."""
     bands = []
-    for m in _RANGE.finditer(text):
-        cur_a, cur_b = _currency(m, "a"), _currency(m, "b")
-        currency = cur_a or cur_b
+    amounts = _amounts(text)
+    for a, b in zip(amounts, amounts[1:]):
+        if not _JOIN.match(text[a.end:b.start]) or text[a.end:b.start].count("\n"):
+            continue
+        currency = a.currency or b.currency
         if currency is None:
             continue  # "3-5 years", "401(k)": a salary names its currency
-        low, high = _number(m.group("anum"), currency), _number(m.group("bnum"), currency)
-        mult_a, mult_b = (m.group("amult") or "").lower(), (m.group("bmult") or "").lower()
-        if mult_b and not mult_a and low < 1000:
-            mult_a = mult_b  # "$152-287K"
+        low, high = _number(a.digits, currency), _number(b.digits, currency)
+        mult_a = a.multiplier or (b.multiplier if low < 1000 else "")  # "$152-287K"
         low *= _MULTIPLIERS.get(mult_a, 1)
-        high *= _MULTIPLIERS.get(mult_b, 1)
+        high *= _MULTIPLIERS.get(b.multiplier, 1)
         if not 0 < low <= high:
             continue
-        period = _period(text, m.start(), m.end()) or ("hour" if high < 500 else "year")
+        period = _period(text, a.start, b.end) or ("hour" if high < 500 else "year")
         lo_ok, hi_ok = _PLAUSIBLE[period]
         if not (lo_ok <= low and high <= hi_ok):
             continue
         bands.append({"min": low, "max": high, "currency": currency, "period": period,
-                      "start": m.start(), "end": m.end()})
+                      "start": a.start, "end": b.end})
     return bands
 
 
@@ -88,6 +106,9 @@ def posted_salary(text: str) -> dict | None:
     same = [b for b in bands if (b["currency"], b["period"]) == (first["currency"], first["period"])]
     low = min(b["min"] for b in same)
     high = max(b["max"] for b in same)
-    as_int = lambda v: int(v) if float(v).is_integer() else round(v, 2)
-    return {"min": as_int(low), "max": as_int(high), "currency": first["currency"],
+
+    def as_number(value: float):
+        return int(value) if float(value).is_integer() else round(value, 2)
+
+    return {"min": as_number(low), "max": as_number(high), "currency": first["currency"],
             "period": first["period"]}

@@ -1,0 +1,145 @@
+"""Jobs API: parse, store, change, list; who may do what."""
+import pytest
+
+pytestmark = pytest.mark.db
+
+POSTING = """Senior GPU Infrastructure Engineer
+
+Minimum qualifications:
+- 5+ years operating Kubernetes (K8s) and Slurm clusters
+- Bachelor's degree in Computer Science or equivalent
+- Experience with InfiniBand and NCCL
+
+Nice to have:
+- Terraform and Ansible
+
+The base salary range is $180,000 - $250,000 per year.
+"""
+
+
+def test_parse_returns_the_contract(client):
+    resp = client.post("/api/v1/jobs/parse", json={"text": POSTING})
+    assert resp.status_code == 200
+    data = resp.get_json()
+    assert data["primary_track"] == "infrastructure"
+    assert abs(sum(data["tracks"].values()) - 1) < 1e-6
+    assert data["min_years"] == 5
+    assert data["degree"] == "bachelor"
+    assert data["seniority"] == "senior"
+    assert data["salary"] == {"min": 180000, "max": 250000, "currency": "USD", "period": "year"}
+    by_id = {s["id"]: s for s in data["skills"]}
+    assert {"kubernetes", "slurm", "infiniband", "nccl"} <= set(by_id)
+    assert by_id["kubernetes"]["required"] is True
+    evidence = by_id["kubernetes"]["evidence"][0]
+    assert POSTING[evidence["start"]:evidence["end"]] in ("Kubernetes", "K8s")
+    assert "Kubernetes" in evidence["text"]
+    terraform = next(s for s in data["skills"] if s["name"].lower().startswith("terraform"))
+    assert terraform["required"] is False
+
+
+@pytest.mark.parametrize("body, field", [
+    ({}, "text"),
+    ({"text": "   \n "}, "text"),
+    ({"text": 42}, "text"),
+    ({"text": "a\x00b"}, "text"),
+    ({"text": "x" * (200 * 1024 + 1)}, "text"),
+])
+def test_parse_rejects_bad_text_naming_the_field(client, body, field):
+    resp = client.post("/api/v1/jobs/parse", json=body)
+    assert resp.status_code == 422
+    assert resp.get_json()["field"] == field
+
+
+def test_only_recruiters_store_jobs(client, make_user):
+    candidate = make_user("cand@example.com")
+    body = {"title": "GPU SRE", "text": POSTING}
+    assert client.post("/api/v1/jobs", json=body).status_code == 401
+    assert client.post("/api/v1/jobs", json=body, headers=candidate.headers).status_code == 403
+
+
+def test_recruiter_stores_changes_and_deletes_a_job(client, make_user):
+    rec = make_user("rec@acme.test", "recruiter", "Acme GPU")
+    created = client.post("/api/v1/jobs", json={"title": "GPU SRE", "location": "Austin, TX",
+                                                 "text": POSTING}, headers=rec.headers)
+    assert created.status_code == 201
+    job = created.get_json()
+    assert job["parse"]["primary_track"] == "infrastructure"
+    assert job["organisation"]["name"] == "Acme GPU"
+
+    fetched = client.get(f"/api/v1/jobs/{job['id']}")
+    assert fetched.status_code == 200 and fetched.get_json()["title"] == "GPU SRE"
+
+    new_text = "CUDA Kernel Engineer\nRequired: 3+ years of CUDA, Nsight Compute, CUTLASS, PTX."
+    changed = client.put(f"/api/v1/jobs/{job['id']}", json={"text": new_text}, headers=rec.headers)
+    assert changed.status_code == 200
+    assert changed.get_json()["parse"]["primary_track"] == "software_optimization"
+    assert changed.get_json()["parse"]["min_years"] == 3
+
+    assert client.delete(f"/api/v1/jobs/{job['id']}", headers=rec.headers).status_code == 204
+    assert client.get(f"/api/v1/jobs/{job['id']}").status_code == 404
+
+
+def test_recruiter_cannot_change_another_organisations_job(client, make_user):
+    owner = make_user("rec@acme.test", "recruiter", "Acme GPU")
+    rival = make_user("rec@rival.test", "recruiter", "Rival Compute")
+    job = client.post("/api/v1/jobs", json={"title": "GPU SRE", "text": POSTING},
+                      headers=owner.headers).get_json()
+    put = client.put(f"/api/v1/jobs/{job['id']}", json={"title": "Hijacked"}, headers=rival.headers)
+    assert put.status_code == 403
+    assert client.delete(f"/api/v1/jobs/{job['id']}", headers=rival.headers).status_code == 403
+    assert client.get(f"/api/v1/jobs/{job['id']}").get_json()["title"] == "GPU SRE"
+
+
+def test_update_validation(client, make_user):
+    rec = make_user("rec@acme.test", "recruiter", "Acme GPU")
+    job = client.post("/api/v1/jobs", json={"title": "GPU SRE", "text": POSTING},
+                      headers=rec.headers).get_json()
+    resp = client.put(f"/api/v1/jobs/{job['id']}", json={"title": ""}, headers=rec.headers)
+    assert resp.status_code == 422 and resp.get_json()["field"] == "title"
+    assert client.put("/api/v1/jobs/99999", json={"title": "x"}, headers=rec.headers).status_code == 404
+
+
+def test_list_filters_and_paginates(client, make_user):
+    rec = make_user("rec@acme.test", "recruiter", "Acme GPU")
+    rtl = ("ASIC Design Verification Engineer\nRequired: SystemVerilog, UVM, formal verification, "
+           "5+ years of RTL verification of GPU blocks.")
+    client.post("/api/v1/jobs", json={"title": "GPU SRE", "text": POSTING}, headers=rec.headers)
+    client.post("/api/v1/jobs", json={"title": "DV Engineer", "text": rtl}, headers=rec.headers)
+    everything = client.get("/api/v1/jobs").get_json()
+    assert everything["total"] == 2
+    infra = client.get("/api/v1/jobs?track=infrastructure").get_json()
+    assert [j["title"] for j in infra["items"]] == ["GPU SRE"]
+    uvm = client.get("/api/v1/jobs?skill=uvm").get_json()
+    assert [j["title"] for j in uvm["items"]] == ["DV Engineer"]
+    text = client.get("/api/v1/jobs?q=verification").get_json()
+    assert [j["title"] for j in text["items"]] == ["DV Engineer"]
+    page = client.get("/api/v1/jobs?per_page=1&page=2").get_json()
+    assert page["total"] == 2 and len(page["items"]) == 1 and page["pages"] == 2
+
+
+@pytest.mark.parametrize("query, field", [
+    ("track=gardening", "track"),
+    ("skill=not_a_skill", "skill"),
+    ("per_page=1000", "per_page"),
+    ("page=0", "page"),
+])
+def test_list_query_validation(client, query, field):
+    resp = client.get(f"/api/v1/jobs?{query}")
+    assert resp.status_code == 422
+    assert resp.get_json()["field"] == field
+
+
+def test_openapi_document_and_docs_page(client):
+    spec = client.get("/api/v1/openapi.json")
+    assert spec.status_code == 200
+    paths = spec.get_json()["paths"]
+    assert "/api/v1/jobs/parse" in paths and "/api/v1/auth/signup" in paths
+    assert spec.get_json()["openapi"].startswith("3.")
+    page = client.get("/api/v1/docs")
+    assert page.status_code == 200 and b"/api/v1/jobs/parse" in page.data
+
+
+def test_unknown_api_route_is_json_404(client):
+    resp = client.get("/api/v1/nothing-here")
+    assert resp.status_code == 404
+    assert resp.get_json()["status"] == 404

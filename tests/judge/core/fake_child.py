@@ -1,0 +1,58 @@
+"""A stand-in child for runner tests: speaks the protocol and misbehaves on request."""
+import json
+import os
+import signal
+import sys
+
+
+def main():
+    argv = sys.argv[1:]
+    mode = argv[0]
+    req = int(argv[argv.index("--request-fd") + 1])
+    ans = int(argv[argv.index("--answer-fd") + 1])
+    reqf = os.fdopen(req, "rb", buffering=0)
+    out = os.fdopen(ans, "wb", buffering=0)
+
+    def send(msg):
+        out.write((json.dumps(msg) + "\n").encode())
+
+    buf = b""
+    while True:
+        chunk = reqf.read(4096)
+        if not chunk:
+            return
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            msg = json.loads(line)
+            if msg.get("op") == "exit":
+                send({"ok": True})
+                return
+            print("hello from the candidate " + "x" * 100)
+            if mode == "echo":
+                send({"event": "note", "n": 1})
+                send({"ok": True, "echo": msg})
+            elif mode == "segv":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            elif mode == "incident_then_segv":
+                send({"event": "incident", "verdict": "memory_error", "message": "oob", "kernel": "k"})
+                os.kill(os.getpid(), signal.SIGSEGV)
+            elif mode == "sleep":
+                signal.pause()
+            elif mode == "spin":
+                while True:
+                    pass
+            elif mode == "garbage":
+                out.write(b"this is not json\n")
+            elif mode == "exit3":
+                sys.stderr.write("bye\n")
+                os._exit(3)
+            elif mode == "memory":
+                try:
+                    x = bytearray(8 * 1024 ** 3)
+                except MemoryError:
+                    send({"ok": False, "error": {"type": "MemoryError", "kind": "memory", "message": ""}})
+
+
+if __name__ == "__main__":
+    main()

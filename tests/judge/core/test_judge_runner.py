@@ -1,0 +1,102 @@
+"""The parent side of the child: answers, events, deaths and limits (with a stand-in child)."""
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from assessments.judge.outcome import from_death
+from assessments.judge.runner import ChildDied, ChildProcess
+from assessments.judge.sandbox import Limits, SandboxSpec, build_command, child_env
+from assessments.judge.verdicts import Verdict
+
+FAKE = str(Path(__file__).with_name("fake_child.py"))
+
+
+def _spec(tmp_path, mode, **limits):
+    def wrapper(spec, argv):
+        return [sys.executable, FAKE, mode] + argv[argv.index("--backend"):]
+    return SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits(**limits), wrapper=wrapper)
+
+
+def test_answer_and_events(tmp_path):
+    with ChildProcess(_spec(tmp_path, "echo")) as child:
+        ans = child.request({"op": "run", "x": 1})
+        assert ans.message["ok"] and ans.message["echo"]["x"] == 1
+        assert ans.events == [{"event": "note", "n": 1}]
+        ans = child.request({"op": "run", "x": 2})
+        assert ans.message["echo"]["x"] == 2
+    text, size = child.captured("stdout", 10)
+    assert text == "hello from" and size > 100
+
+
+def test_segfault_is_reported(tmp_path):
+    with ChildProcess(_spec(tmp_path, "segv")) as child:
+        with pytest.raises(ChildDied) as info:
+            child.request({"op": "run"})
+    died = info.value
+    assert died.reason == "signal" and died.signal == signal.SIGSEGV
+    out = from_death(died, backend="cpu", phase="on test 'x'", stderr="", limits=Limits())
+    assert out.verdict is Verdict.MEMORY_ERROR
+    out = from_death(died, backend="cuda", phase="on test 'x'", stderr="", limits=Limits())
+    assert out.verdict is Verdict.RUNTIME_ERROR
+
+
+def test_incident_streamed_before_death_survives(tmp_path):
+    with ChildProcess(_spec(tmp_path, "incident_then_segv")) as child:
+        with pytest.raises(ChildDied) as info:
+            child.request({"op": "run"})
+    assert info.value.events[0]["verdict"] == "memory_error"
+
+
+def test_wall_clock_limit(tmp_path):
+    with ChildProcess(_spec(tmp_path, "sleep", op_wall_s=0.5)) as child:
+        with pytest.raises(ChildDied) as info:
+            child.request({"op": "run"})
+    assert info.value.reason == "wall"
+    assert child.proc.returncode is not None  # killed, not left behind
+    out = from_death(info.value, backend="cpu", phase="", stderr="", limits=Limits(op_wall_s=0.5))
+    assert out.verdict is Verdict.TIME_LIMIT_EXCEEDED
+
+
+def test_cpu_time_limit(tmp_path):
+    with ChildProcess(_spec(tmp_path, "spin", cpu_s=1, op_wall_s=20)) as child:
+        with pytest.raises(ChildDied) as info:
+            child.request({"op": "run"})
+    assert info.value.signal == signal.SIGXCPU
+    out = from_death(info.value, backend="cpu", phase="", stderr="", limits=Limits(cpu_s=1))
+    assert out.verdict is Verdict.TIME_LIMIT_EXCEEDED
+
+
+def test_address_space_limit_gives_memory_error_answer(tmp_path):
+    with ChildProcess(_spec(tmp_path, "memory", address_space=1024 ** 3)) as child:
+        ans = child.request({"op": "run"})
+    assert ans.message["error"]["kind"] == "memory"
+
+
+def test_garbage_on_the_channel(tmp_path):
+    with ChildProcess(_spec(tmp_path, "garbage")) as child:
+        with pytest.raises(ChildDied) as info:
+            child.request({"op": "run"})
+    assert info.value.reason == "channel"
+
+
+def test_plain_exit(tmp_path):
+    with ChildProcess(_spec(tmp_path, "exit3")) as child:
+        with pytest.raises(ChildDied) as info:
+            child.request({"op": "run"})
+    assert (info.value.reason, info.value.returncode) == ("exit", 3)
+    out = from_death(info.value, backend="cpu", phase="", stderr="bye", limits=Limits())
+    assert out.verdict is Verdict.RUNTIME_ERROR and "code 3" in out.message
+
+
+def test_command_and_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("KP_SECRET_TOKEN", "s3cret")
+    monkeypatch.setenv("DATABASE_URL", "postgres://x")
+    spec = SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits())
+    cmd = build_command(spec, 5, 6)
+    assert cmd[1:5] == ["-s", "-B", "-m", "assessments.judge.child"]
+    assert cmd[cmd.index("--request-fd") + 1] == "5"
+    env = child_env(spec)
+    assert "KP_SECRET_TOKEN" not in env and "DATABASE_URL" not in env
+    assert env["HOME"] == str(tmp_path) and env["PYTHONPATH"]
