@@ -37,16 +37,26 @@ def _drop_postgres_database(admin: str, name: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def database_url(tmp_path_factory):
+def new_database(tmp_path_factory):
+    """A factory of empty databases of the kind under test, dropped at the end of the run."""
     base = os.environ.get(PG_ENV)
-    if not base:
-        yield "sqlite:///" + str(tmp_path_factory.mktemp("db") / "test.sqlite")
-        return
-    url, admin, name = _fresh_postgres_database(base)
-    try:
-        yield url
-    finally:
+    created = []
+
+    def make() -> str:
+        if not base:
+            return "sqlite:///" + str(tmp_path_factory.mktemp("db") / "test.sqlite")
+        url, admin, name = _fresh_postgres_database(base)
+        created.append((admin, name))
+        return url
+
+    yield make
+    for admin, name in created:
         _drop_postgres_database(admin, name)
+
+
+@pytest.fixture(scope="session")
+def database_url(new_database):
+    return new_database()
 
 
 @pytest.fixture(scope="session")

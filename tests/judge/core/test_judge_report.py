@@ -15,7 +15,7 @@ def _report():
                TestReport("prime", {"n": 1021}, False, float("inf"),
                           [MismatchReport([1020], float("nan"), 1.5)], "NaN marks an element never written"),
                TestReport("large", {"n": 99})],
-        kernels=[KernelReport("vadd", "RawKernel", "sm_90", 10, 0, 0, 0, 0, 0, 0, [256, 1, 1],
+        kernels=[KernelReport("vadd", "RawKernel", "sm_90", True, 10, 0, 0, 0, 0, 0, 0, [256, 1, 1],
                               [4, 1, 1], 1, 1.0, "warps", 8)],
         score=0.0, score_detail={"total": 0.0, "correctness": 0.0, "performance": None, "max": 100.0})
 

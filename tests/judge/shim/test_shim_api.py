@@ -13,12 +13,14 @@ class EmulatorError(Exception):
 
 LAUNCHES = []
 FAIL = {}
+SOURCES = []
 
 class _Fn:
     def __init__(self, name):
         self.name = name
     def launch(self, grid, block, args, shared_mem=0, *, checking=False, timeout_s=None):
-        LAUNCHES.append({"name": self.name, "grid": grid, "block": block, "checking": checking})
+        LAUNCHES.append({"name": self.name, "grid": grid, "block": block, "checking": checking,
+                         "args": [type(a).__name__ for a in args]})
         if self.name in FAIL:
             raise EmulatorError(FAIL[self.name], self.name, "injected")
 
@@ -26,8 +28,11 @@ class _Mod:
     def get_function(self, name):
         return _Fn(name)
 
-fake = types.SimpleNamespace(EmulatorError=EmulatorError,
-                             compile_module=lambda src, options=(), names=(): _Mod())
+def compile_module(src, options=(), names=()):
+    SOURCES.append(src)
+    return _Mod()
+
+fake = types.SimpleNamespace(EmulatorError=EmulatorError, compile_module=compile_module)
 _B._cache["emu"] = fake
 '''
 
@@ -227,3 +232,39 @@ def test_jit_transpile_error_is_reported(shim_run):
     ''')
     assert "undefined_helper" in r["error"]
     assert r["incidents"] == ["compile_error"]
+
+
+def test_jit_source_for_gate_and_emulator(shim_run):
+    r = shim_run(FAKE_EMULATOR, r'''
+    import sys
+    from cupyx import jit
+    from _kpshim import jit_bridge
+
+    @jit.rawkernel()
+    def double(x, n):
+        i = jit.grid(1)
+        if i < n:
+            x[i] = x[i] * 2
+
+    x = cp.zeros(8, dtype=cp.float32)
+    double[1, 32](x, 8)
+    R["gate_source"] = kernel_log.kernels()[0].source
+    R["emulator_source"] = SOURCES[-1]
+    R["args"] = LAUNCHES[-1]["args"]
+
+    def refuse(*args, **kwargs):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    jit_bridge._worker.close()
+    jit_bridge._Worker._start = refuse
+    double[1, 32](x, cp.int64(8))
+    R["in_process_args"] = LAUNCHES[-1]["args"]
+    R["still_shim"] = sys.modules["cupy"] is cp and "shim" in cp.__file__
+    ''')
+    assert "#include <cupy/carray.cuh>" in r["gate_source"]
+    assert "CArray<float, 1, true, true> x" in r["gate_source"]
+    assert "float* _kp_p_x" in r["emulator_source"] and "class CArray" in r["emulator_source"]
+    assert "cupy/float16.cuh" not in r["emulator_source"]
+    assert r["args"] == ["ndarray", "int64", "int64", "int32"]
+    assert r["in_process_args"] == ["ndarray", "int64", "int64", "int64"]
+    assert r["still_shim"] is True
