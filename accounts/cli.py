@@ -1,10 +1,11 @@
 """`flask users ...`: administration from the command line."""
 import click
+from flask.cli import AppGroup
 
 from . import service
 
 
-@click.group(help="Manage users.")
+@click.group(cls=AppGroup, help="Manage users.")
 def users():
     pass
 
