@@ -50,9 +50,10 @@ SKILLS = {
     "occupancy", "bank_conflicts", "warp_divergence", "roofline_model", "linear_algebra", "convolution",
     "normalization_kernels",
 }
-SIZE_DIMS = {"n", "rows", "cols", "m", "k"}  # dims that are problem sizes (not `bins`)
+SIZE_DIMS = {"n", "rows", "cols", "m", "k", "seq", "dim"}  # dims that are problem sizes (not `bins`)
 
-ALL = sorted(CONTRACT)
+ALL = [t.slug for t in gpu_tasks.all_tasks()]
+CONTRACT_SLUGS = list(CONTRACT)
 
 
 def _is_prime(v: int) -> bool:
@@ -79,12 +80,19 @@ def test_unknown_slug_lists_known_tasks():
         gpu_tasks.get_task("no_such_task")
 
 
-@pytest.mark.parametrize("slug", ALL)
-def test_signature_check_and_tolerance_follow_the_contract(slug):
+@pytest.mark.parametrize("slug", CONTRACT_SLUGS)
+def test_signature_and_check_follow_the_contract(slug):
     task = gpu_tasks.get_task(slug)
     assert [(a.name, a.role, a.dtype) for a in task.args] == CONTRACT[slug]
-    assert all(isinstance(a, Arg) for a in task.args)
     assert task.check == CONTRACT_CHECK[slug]
+
+
+@pytest.mark.parametrize("slug", ALL)
+def test_task_metadata(slug):
+    task = gpu_tasks.get_task(slug)
+    assert all(isinstance(a, Arg) for a in task.args)
+    assert [a.role for a in task.args] == sorted((a.role for a in task.args), key=("in", "out", "scalar").index)
+    assert all(a.dtype in (("float32", "int32") if a.role != "scalar" else ("int", "float")) for a in task.args)
     for key, limit in CONTRACT_TOL.get(slug, {}).items():
         assert task.tolerance[key] <= limit
     assert task.difficulty in ("easy", "medium", "hard")
@@ -247,6 +255,21 @@ def test_reference_matches_generic_numpy_on_generated_inputs(slug):
         np.testing.assert_array_equal(got["y"], np.where(d["x"] > 0, d["x"], 0.0))
     elif slug == "saxpy":
         np.testing.assert_allclose(got["out"], d["alpha"] * d["x"] + d["y"], rtol=1e-15)
+    elif slug == "conv2d":
+        k = d["k"]
+        oy, ox = got["y"].shape
+        want = np.array([[np.sum(d["x"][i:i + k, j:j + k] * d["w"]) for j in range(ox)] for i in range(oy)])
+        np.testing.assert_allclose(got["y"], want, rtol=1e-12, atol=1e-12)
+    elif slug == "attention":
+        q, kk, v = d["q"], d["k"], d["v"]
+        rows = []
+        for i in range(d["seq"]):
+            s = np.array([q[i] @ kk[j] for j in range(d["seq"])]) / math.sqrt(d["dim"])
+            p = np.exp(s - s.max())
+            rows.append(p @ v / p.sum())
+        np.testing.assert_allclose(got["out"], np.array(rows), rtol=1e-9, atol=1e-12)
+    else:
+        raise AssertionError(f"no direct computation for {slug}")
 
 
 def test_generators_make_lazy_answers_fail_and_cover_hard_inputs():
@@ -283,6 +306,12 @@ def test_output_like():
         output_like(3, "float64")
 
 
+def test_tasks_and_cases_are_hashable():
+    tasks = gpu_tasks.all_tasks()
+    assert len(set(tasks)) == len(tasks)
+    assert len({c for t in tasks for cs in t.tests.values() for c in cs}) > len(tasks)
+
+
 def _solve_params(path: Path):
     tree = ast.parse(path.read_text())
     fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "solve"]
@@ -291,8 +320,8 @@ def _solve_params(path: Path):
 
 
 @pytest.mark.parametrize("slug", ALL)
-def test_solution_and_starter_have_the_contract_signature(slug):
-    names = [n for n, _, _ in CONTRACT[slug]]
+def test_solution_and_starter_have_the_task_signature(slug):
+    names = list(gpu_tasks.get_task(slug).arg_names)
     for kind in ("solutions", "starters"):
         path = ROOT / kind / f"{slug}.py"
         assert _solve_params(path) == names, path

@@ -1,0 +1,206 @@
+"""Output checks, registered by name: compare a submission's array with the float64 reference."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+MAX_MISMATCHES = 5
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    index: tuple
+    got: float | int
+    expected: float | int
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    passed: bool
+    max_error: float
+    mismatches: list = field(default_factory=list)
+    message: str = ""
+
+
+def _scalar(value):
+    """A JSON-friendly Python scalar."""
+    value = value.item() if isinstance(value, np.generic) else value
+    return value
+
+
+def _mismatches(bad: np.ndarray, got: np.ndarray, expected: np.ndarray) -> list[Mismatch]:
+    """The first MAX_MISMATCHES flagged elements in row-major index order."""
+    out = []
+    for flat in np.flatnonzero(bad)[:MAX_MISMATCHES]:
+        index = tuple(int(i) for i in np.unravel_index(int(flat), bad.shape))
+        out.append(Mismatch(index, _scalar(got[index]), _scalar(expected[index])))
+    return out
+
+
+def _fmt_index(index: tuple) -> str:
+    return "[" + ", ".join(str(i) for i in index) + "]"
+
+
+def _prepare(got, expected):
+    """(got, expected, error CheckResult or None): float64 views of both, shape checked."""
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    if got.shape != expected.shape:
+        return got, expected, CheckResult(
+            False, float("inf"), [], f"output has shape {got.shape}, expected {expected.shape}"
+        )
+    return got, expected, None
+
+
+def _nonfinite(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Elements of `got` that are NaN/Inf where the reference is not the same non-finite value."""
+    g = got.astype(np.float64, copy=False)
+    e = expected.astype(np.float64, copy=False)
+    bad = ~np.isfinite(g)
+    if bad.any():
+        same = (np.isnan(g) & np.isnan(e)) | (np.isinf(g) & (g == e))
+        bad &= ~same
+    return bad
+
+
+def _fail_nonfinite(bad, got, expected) -> CheckResult:
+    count = int(bad.sum())
+    mism = _mismatches(bad, got, expected)
+    first = mism[0]
+    hint = ""
+    if np.isnan(got[bad].astype(np.float64)).any():
+        hint = "; outputs arrive filled with NaN, so a NaN is often an element never written"
+    return CheckResult(
+        False,
+        float("inf"),
+        mism,
+        f"{count} of {got.size} elements are NaN or Inf (first at {_fmt_index(first.index)}: "
+        f"got {first.got}, expected {first.expected})" + hint,
+    )
+
+
+def _summary(bad: np.ndarray, got, expected, what: str, verb: str = "out of tolerance") -> tuple[list[Mismatch], str]:
+    mism = _mismatches(bad, got, expected)
+    count = int(bad.sum())
+    if not mism:
+        return mism, what
+    first = mism[0]
+    return mism, (
+        f"{what}; {count} of {got.size} elements {verb}, first at "
+        f"{_fmt_index(first.index)}: got {first.got}, expected {first.expected}"
+    )
+
+
+def check_exact(got, expected, **_ignored) -> CheckResult:
+    """Every element equal to the reference (integers, or floats that need no arithmetic)."""
+    got, expected, err = _prepare(got, expected)
+    if err:
+        return err
+    if got.size == 0:
+        return CheckResult(True, 0.0, [], "empty output")
+    if got.dtype.kind == "f" or expected.dtype.kind == "f":
+        bad_nf = _nonfinite(got, expected)
+        if bad_nf.any():
+            return _fail_nonfinite(bad_nf, got, expected)
+        g = got.astype(np.float64)
+        e = expected.astype(np.float64)
+    else:
+        g = got.astype(np.int64)
+        e = expected.astype(np.int64)
+    bad = g != e
+    max_error = float(np.max(np.abs(g - e)))
+    if not bad.any():
+        return CheckResult(True, 0.0, [], "all elements match exactly")
+    mism, message = _summary(bad, got, expected, f"max abs error {max_error:.6g}", "differ")
+    return CheckResult(False, max_error, mism, message)
+
+
+def check_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, **_ignored) -> CheckResult:
+    """Element-wise |got - ref| <= atol + rtol * |ref|; max_error is the largest absolute error."""
+    got, expected, err = _prepare(got, expected)
+    if err:
+        return err
+    if got.size == 0:
+        return CheckResult(True, 0.0, [], "empty output")
+    bad_nf = _nonfinite(got, expected)
+    if bad_nf.any():
+        return _fail_nonfinite(bad_nf, got, expected)
+    g = got.astype(np.float64)
+    e = expected.astype(np.float64)
+    diff = np.abs(g - e)
+    bad = diff > atol + rtol * np.abs(e)
+    max_error = float(diff.max())
+    what = f"max abs error {max_error:.3g} (allowed: {atol:g} + {rtol:g} * |expected|)"
+    if not bad.any():
+        return CheckResult(True, max_error, [], what)
+    mism, message = _summary(bad, got, expected, what)
+    return CheckResult(False, max_error, mism, message)
+
+
+def check_norm(got, expected, *, rtol: float, atol: float = 0.0, **_ignored) -> CheckResult:
+    """||got - ref|| <= rtol * ||ref|| + atol (2-norm over all elements); max_error is the ratio."""
+    got, expected, err = _prepare(got, expected)
+    if err:
+        return err
+    if got.size == 0:
+        return CheckResult(True, 0.0, [], "empty output")
+    bad_nf = _nonfinite(got, expected)
+    if bad_nf.any():
+        return _fail_nonfinite(bad_nf, got, expected)
+    g = got.astype(np.float64)
+    e = expected.astype(np.float64)
+    diff = g - e
+    err_norm = float(np.linalg.norm(diff.ravel()))
+    ref_norm = float(np.linalg.norm(e.ravel()))
+    rel = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else float("inf"))
+    what = f"relative error ||got - ref|| / ||ref|| = {rel:.3g} (allowed: {rtol:g})"
+    if err_norm <= rtol * ref_norm + atol:
+        return CheckResult(True, rel, [], what)
+    # Elements whose error exceeds their share of the allowed norm; at least one must.
+    share = (rtol * ref_norm + atol) / np.sqrt(got.size)
+    mism, message = _summary(np.abs(diff) > share, got, expected, what)
+    return CheckResult(False, rel, mism, message)
+
+
+def check_sum_abs(got, expected, *, rtol: float, scale: float | None = None, **_ignored) -> CheckResult:
+    """|got - ref| <= rtol * scale, where scale is e.g. sum(|x|) of the summed inputs."""
+    got, expected, err = _prepare(got, expected)
+    if err:
+        return err
+    if got.size == 0:
+        return CheckResult(True, 0.0, [], "empty output")
+    bad_nf = _nonfinite(got, expected)
+    if bad_nf.any():
+        return _fail_nonfinite(bad_nf, got, expected)
+    g = got.astype(np.float64)
+    e = expected.astype(np.float64)
+    if scale is None:  # stricter stand-in when the caller has no inputs at hand
+        scale = float(np.sum(np.abs(e)))
+    diff = np.abs(g - e)
+    allowed = rtol * float(scale)
+    bad = diff > allowed
+    max_error = float(diff.max())
+    what = f"abs error {max_error:.6g} (allowed: {rtol:g} * {float(scale):.6g} = {allowed:.3g})"
+    if not bad.any():
+        return CheckResult(True, max_error, [], what)
+    mism, message = _summary(bad, got, expected, what)
+    return CheckResult(False, max_error, mism, message)
+
+
+CHECKS: dict[str, Callable[..., CheckResult]] = {
+    "exact": check_exact,
+    "allclose": check_allclose,
+    "norm": check_norm,
+    "sum_abs": check_sum_abs,
+}
+
+
+def run_check(name: str, got, expected, **tolerance) -> CheckResult:
+    """Look a check up by name and run it."""
+    try:
+        check = CHECKS[name]
+    except KeyError:
+        raise KeyError(f"unknown check {name!r}; known: {', '.join(sorted(CHECKS))}") from None
+    return check(got, expected, **tolerance)

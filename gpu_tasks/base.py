@@ -1,0 +1,112 @@
+"""Task-bank data model: arguments, test cases, tasks and small generator helpers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+FLOAT_SENTINEL = float("nan")
+INT_SENTINEL = -123456789
+
+ARRAY_DTYPES = ("float32", "int32")
+SCALAR_DTYPES = ("int", "float")
+ROLES = ("in", "out", "scalar")
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    role: str  # "in" | "out" | "scalar"
+    dtype: str  # arrays: "float32" | "int32"; scalars: "int" | "float"
+
+
+@dataclass(frozen=True)
+class TestCase:
+    __test__ = False  # keeps pytest from collecting this class
+
+    name: str
+    dims: dict
+
+    def __hash__(self) -> int:  # dims is a dict; hash by value so cases can key caches
+        return hash((self.name, tuple(sorted(self.dims.items()))))
+
+
+@dataclass(frozen=True)
+class Task:
+    slug: str
+    title: str
+    difficulty: str
+    skills: tuple[str, ...]
+    statement: str
+    args: tuple[Arg, ...]
+    tests: dict[str, tuple[TestCase, ...]]
+    bench: dict[str, dict]
+    check: str
+    tolerance: dict
+    generate: Callable[[np.random.Generator, dict], dict]
+    reference: Callable[[dict], dict]
+    cost: Callable[[dict], tuple[int, int]]
+    # Optional: inputs -> the `scale` keyword of the "sum_abs" check (e.g. sum(|x|)).
+    scale: Optional[Callable[[dict], float]] = field(default=None)
+
+    def __hash__(self) -> int:  # the dict fields are unhashable; a slug names one task
+        return hash(self.slug)
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.args)
+
+    @property
+    def inputs(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.role == "in")
+
+    @property
+    def outputs(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.role == "out")
+
+    @property
+    def scalars(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.role == "scalar")
+
+    @property
+    def signature(self) -> str:
+        return f"solve({', '.join(self.arg_names)})"
+
+    def cases(self, backend: str) -> tuple[TestCase, ...]:
+        return self.tests.get(backend, ())
+
+    def tolerance_for(self, inputs: dict) -> dict:
+        """Keyword arguments for the check on these inputs (adds `scale` where the check needs it)."""
+        tol = dict(self.tolerance)
+        if self.scale is not None:
+            tol["scale"] = float(self.scale(inputs))
+        return tol
+
+
+def output_like(shape, dtype: str) -> np.ndarray:
+    """An output buffer filled with the sentinel of its dtype."""
+    if dtype == "float32":
+        return np.full(shape, FLOAT_SENTINEL, dtype=np.float32)
+    if dtype == "int32":
+        return np.full(shape, INT_SENTINEL, dtype=np.int32)
+    raise ValueError(f"unsupported output dtype {dtype!r}")
+
+
+def f32(a) -> np.ndarray:
+    """C-contiguous float32 copy."""
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def f64(a) -> np.ndarray:
+    return np.asarray(a, dtype=np.float64)
+
+
+def cases(*specs: tuple[str, dict]) -> tuple[TestCase, ...]:
+    return tuple(TestCase(name, dict(dims)) for name, dims in specs)
+
+
+def float32_scalar(value: float) -> float:
+    """A Python float that is exactly representable in float32."""
+    return float(np.float32(value))
