@@ -8,7 +8,7 @@ from bisect import bisect_right
 from functools import lru_cache
 
 import spacy
-from spacy.util import compile_infix_regex
+from spacy.util import compile_infix_regex, compile_suffix_regex
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -49,17 +49,25 @@ def extract_facts(doc: Doc) -> Doc:
 def read(text: str, taxonomy_path: str | None = None) -> Doc:
     """Run the pipeline on a text."""
     nlp = build_pipeline(taxonomy_path)
+    text = text.translate(_LOOKALIKES)
     doc = nlp.make_doc(text)
     doc.user_data["text"] = text
     return nlp(doc)
 
 
 def blank_english() -> Language:
-    """`spacy.blank("en")` whose tokenizer also splits after `C++` ("C++/CUDA", "C++-based")."""
+    """`spacy.blank("en")` whose tokenizer also splits after `C++` ("C++/CUDA", "C++-based") and
+    a sentence-final period after a capital ("in SystemC.", "in C.")."""
     nlp = spacy.blank("en")
     infixes = list(nlp.Defaults.infixes) + [r"(?<=\+\+)[/,\-]"]
+    suffixes = list(nlp.Defaults.suffixes) + [r"(?<=[A-Z+#])\."]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
     return nlp
+
+
+# Same-length replacements, so character offsets into the original text stay valid.
+_LOOKALIKES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00a0": " ", "\u202f": " "})
 
 
 @lru_cache(maxsize=2)

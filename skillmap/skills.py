@@ -20,14 +20,24 @@ _LIST_NEIGHBOURS = frozenset({",", "/", "(", ")", "and", "or", "&", ":", ";", "i
                               "of", "+", "-", "like", "e.g.", "including", "as"})
 
 
+def _plural(form: str) -> str | None:
+    last = form.split()[-1] if form.split() else form
+    if not (last[-1:].isalpha() and len(last) >= 3) or last.endswith("s"):
+        return None
+    if last.endswith("y") and last[-2:-1].lower() not in "aeiou" and last.islower():
+        return form[:-1] + "ies"  # topology -> topologies
+    return form + "s"
+
+
 def _variants(form: str) -> set[str]:
-    """The form plus its plural and its space-for-hyphen spelling ("FPGAs", "compute sanitizer")."""
+    """The form, its plural, and its hyphenated and spaced spellings
+    ("FPGAs", "compute sanitizer", "clock-gating")."""
     out = {form}
     if "-" in form:
         out.add(form.replace("-", " "))
-    last = form.split()[-1] if form.split() else form
-    if last[-1:].isalpha() and len(last) >= 3 and not last.endswith("s"):
-        out.update(v + "s" for v in list(out))
+    if " " in form and len(form.split()) == 2:
+        out.add(form.replace(" ", "-"))
+    out.update(p for p in map(_plural, list(out)) if p)
     return out
 
 
@@ -60,7 +70,9 @@ class SkillMatcher:
             return None
         candidate = " ".join([t.lower_ for t in span[:-1]] + [doc[end + 1].lower_])
         skill_id = self.lowered_forms.get(candidate)
-        if skill_id is None:
+        # Only a sibling of the same kind: "Nsight Systems/Compute", not "controllers/operators".
+        if skill_id is None or (self.taxonomy.get(skill_id).category
+                                != self.taxonomy.get(span.label_).category):
             return None
         return Span(doc, end + 1, end + 2, label=skill_id)
 
