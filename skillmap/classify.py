@@ -41,16 +41,20 @@ class TrackClassifier(ClassifierMixin, BaseEstimator):
         self.min_df = min_df
 
     def _matrix(self, X) -> csr_matrix:
-        rows, cols, vals = [], [], []
-        for r, item in enumerate(X):
-            for key, count in token_counts(item).items():
-                col = self.vocabulary_.get(key)
-                if col is not None:
-                    rows.append(r)
-                    cols.append(col)
-                    vals.append(count)
-        return csr_matrix((vals, (rows, cols)), shape=(len(X), len(self.vocabulary_)),
-                          dtype=np.float64)
+        """Token counts as a sparse matrix over the fitted vocabulary (sorted token hashes)."""
+        indptr, cols, vals = [0], [], []
+        for item in X:
+            counts = token_counts(item)
+            keys = np.fromiter(counts.keys(), dtype=np.uint64, count=len(counts))
+            found = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+            pos = np.searchsorted(self.vocabulary_, keys)
+            pos[pos == len(self.vocabulary_)] = 0
+            known = self.vocabulary_[pos] == keys
+            cols.append(pos[known])
+            vals.append(found[known])
+            indptr.append(indptr[-1] + int(known.sum()))
+        return csr_matrix((np.concatenate(vals) if vals else [], np.concatenate(cols) if cols else [],
+                           indptr), shape=(len(indptr) - 1, len(self.vocabulary_)))
 
     def fit(self, X, y):
         X = list(X)
@@ -58,8 +62,8 @@ class TrackClassifier(ClassifierMixin, BaseEstimator):
         for item in X:
             for key in token_counts(item):
                 document_frequency[key] = document_frequency.get(key, 0) + 1
-        kept = sorted(k for k, df in document_frequency.items() if df >= self.min_df)
-        self.vocabulary_ = {k: i for i, k in enumerate(kept)}
+        self.vocabulary_ = np.array(
+            sorted(k for k, df in document_frequency.items() if df >= self.min_df), dtype=np.uint64)
         self.tfidf_ = TfidfTransformer(sublinear_tf=True).fit(self._matrix(X))
         self.model_ = LogisticRegression(C=self.C, max_iter=5000)
         self.model_.fit(self.tfidf_.transform(self._matrix(X)), y)
@@ -74,12 +78,27 @@ class TrackClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X) -> np.ndarray:
         check_is_fitted(self, "model_")
         X = list(X)
-        raw = self.model_.predict_proba(self.tfidf_.transform(self._matrix(X)))
+        raw = self._fast_proba(self._matrix(X))
         out = np.zeros((len(X), len(TRACKS)))
         for j, src in enumerate(self.class_index_):
             if src >= 0:
                 out[:, j] = raw[:, src]
         return out
+
+    def _fast_proba(self, counts: csr_matrix) -> np.ndarray:
+        """TfidfTransformer + multinomial LogisticRegression.predict_proba, computed from their
+        fitted attributes: the library's per-call input validation costs more than the maths
+        on a single posting, and this runs on every parse."""
+        tf = counts.copy()
+        np.log(tf.data, out=tf.data)
+        tf.data += 1.0  # sublinear_tf
+        tf = tf.multiply(self.tfidf_.idf_).tocsr()
+        norms = np.sqrt(np.asarray(tf.multiply(tf).sum(axis=1))).ravel()
+        norms[norms == 0] = 1.0
+        scores = np.asarray(tf @ self.model_.coef_.T) / norms[:, None] + self.model_.intercept_
+        scores -= scores.max(axis=1, keepdims=True)
+        np.exp(scores, out=scores)
+        return scores / scores.sum(axis=1, keepdims=True)
 
     def predict(self, X) -> np.ndarray:
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

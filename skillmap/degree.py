@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .sections import PREFERRED, Segment, effective_section
+from .sections import PREFERRED, SegmentIndex, effective_section
 
 LEVELS = ("bachelor", "master", "phd")
 # Abbreviations are case-sensitive ("MS" is a degree, "ms" a unit); words are not.
@@ -21,25 +21,30 @@ _DEGREE_CONTEXT = re.compile(r"degree|\bin\b|/|\bor\b|equivalent|\bBS\b|\bMS\b|P
                              r"engineering|science|required|preferred|with", re.I)
 
 
-def degree_mentions(segments: list[Segment]) -> list[tuple[str, str]]:
+_ANY = re.compile("|".join(f"(?P<{level}>{p.pattern})" for level, p in _PATTERNS.items()))
+
+
+def degree_mentions(index: SegmentIndex, text: str) -> list[tuple[str, str]]:
     """(level, section) for each degree mention."""
     found = []
-    for seg in segments:
-        for level, pattern in _PATTERNS.items():
-            for m in pattern.finditer(seg.text):
-                word = m.group(0)
-                if word.lower().startswith("master") and not _DEGREE_CONTEXT.search(
-                        seg.text[m.end():m.end() + 40]):
-                    continue
-                if word == "BA" and "degree" not in seg.text.lower():
-                    continue
-                found.append((level, effective_section(seg, m.start())))
+    for m in _ANY.finditer(text):
+        level = m.lastgroup
+        seg = index.at(m.start())
+        if seg is None:
+            continue
+        word = m.group(0)
+        if word.lower().startswith("master") and not _DEGREE_CONTEXT.search(
+                text, m.end(), min(seg.end, m.end() + 40)):
+            continue
+        if word == "BA" and "degree" not in seg.text.lower():
+            continue
+        found.append((level, effective_section(seg, m.start() - seg.start)))
     return found
 
 
-def min_degree(segments: list[Segment]) -> str | None:
+def min_degree(index: SegmentIndex, text: str) -> str | None:
     """The lowest degree stated as a requirement; a degree only preferred is no requirement."""
-    required = {level for level, section in degree_mentions(segments) if section != PREFERRED}
+    required = {level for level, section in degree_mentions(index, text) if section != PREFERRED}
     for level in LEVELS:
         if level in required:
             return level

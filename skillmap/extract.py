@@ -15,7 +15,7 @@ from spacy.tokens import Doc
 from . import skills as _skills  # noqa: F401  (registers the kp_skills factory)
 from .degree import min_degree
 from .salary import posted_salary
-from .sections import PREFERRED, effective_section, segments
+from .sections import PREFERRED, SegmentIndex, effective_section, segments
 from .taxonomy import DEFAULT_PATH, load_taxonomy
 from .years import min_years
 
@@ -39,9 +39,10 @@ def mark_sections(doc: Doc) -> Doc:
 @Language.component("kp_facts")
 def extract_facts(doc: Doc) -> Doc:
     """Years, degree and salary, in `doc.user_data`."""
-    segs = doc.user_data["segments"]
-    doc.user_data["min_years"] = min_years(segs)
-    doc.user_data["degree"] = min_degree(segs)
+    index = SegmentIndex(doc.user_data["segments"])
+    text = doc_text(doc)
+    doc.user_data["min_years"] = min_years(index, text)
+    doc.user_data["degree"] = min_degree(index, text)
     doc.user_data["salary"] = posted_salary(doc_text(doc))
     return doc
 
@@ -49,7 +50,8 @@ def extract_facts(doc: Doc) -> Doc:
 def read(text: str, taxonomy_path: str | None = None) -> Doc:
     """Run the pipeline on a text."""
     nlp = build_pipeline(taxonomy_path)
-    text = text.translate(_LOOKALIKES)
+    if any(c in text for c in _LOOKALIKE_CHARS):
+        text = text.translate(_LOOKALIKES)
     doc = nlp.make_doc(text)
     doc.user_data["text"] = text
     return nlp(doc)
@@ -67,7 +69,8 @@ def blank_english() -> Language:
 
 
 # Same-length replacements, so character offsets into the original text stay valid.
-_LOOKALIKES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00a0": " ", "\u202f": " "})
+_LOOKALIKE_CHARS = ("\u2010", "\u2011", "\u00a0", "\u202f")
+_LOOKALIKES = str.maketrans({c: "-" if c in "\u2010\u2011" else " " for c in _LOOKALIKE_CHARS})
 
 
 @lru_cache(maxsize=2)

@@ -40,9 +40,30 @@ class _Amount:
     prefix_start: int  # where the bare number starts, for joining
 
 
+# Currency marks, case-sensitive on purpose ("usd" in prose is rare; scanning is cheaper).
+_MARK = re.compile(rf"[$€£₹¥]|Rs\.?|\b(?:{_CODES})\b")
+_REACH = 45  # characters around a currency mark where the amounts of a range can be
+
+
+def _windows(text: str) -> list[tuple[int, int]]:
+    merged: list[list[int]] = []
+    for mark in _MARK.finditer(text):
+        start, end = max(0, mark.start() - _REACH), min(len(text), mark.end() + _REACH)
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(a, b) for a, b in merged]
+
+
 def _amounts(text: str) -> list[_Amount]:
+    """Numbers near a currency mark, with their currency and multiplier."""
+    return [a for start, end in _windows(text) for a in _amounts_in(text, start, end)]
+
+
+def _amounts_in(text: str, start: int, end: int) -> list[_Amount]:
     out = []
-    for m in _NUMBER.finditer(text):
+    for m in _NUMBER.finditer(text, start, end):
         before = _BEFORE.search(text, max(0, m.start() - 8), m.start())
         after = _AFTER.match(text, m.end())
         code = (after.group("code") or (before.group("code") if before else None))

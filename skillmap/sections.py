@@ -6,6 +6,7 @@ qualifications", "Nice to have") and sometimes inside a sentence ("CUDA is a plu
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 REQUIRED, PREFERRED, OTHER = "required", "preferred", "other"
@@ -90,6 +91,20 @@ def segments(text: str) -> list[Segment]:
             out.append(Segment(at, at + len(piece), piece, section))
             cursor = at + len(piece)
     return out
+
+
+class SegmentIndex:
+    """Find the segment holding a character offset (binary search over segment starts)."""
+
+    def __init__(self, segs: list[Segment]):
+        self.segments = segs
+        self._starts = [s.start for s in segs]
+
+    def at(self, offset: int) -> Segment | None:
+        i = bisect_right(self._starts, offset) - 1
+        if i >= 0 and offset < self.segments[i].end:
+            return self.segments[i]
+        return None
 
 
 _CLAUSE_BREAK = re.compile(r"[;!?]|\.(?:\s|$)")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .sections import PREFERRED, Segment, effective_section
+from .sections import PREFERRED, SegmentIndex, effective_section
 
 _WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -33,41 +33,63 @@ _ALTERNATIVE = re.compile(
 )
 
 
+_UNIT = re.compile(r"(?i)\b(?:years?|yrs?)\b")
+
+
+def _candidates(text: str):
+    """_YEARS matches, searched only just before each "year"/"yrs": the number words make the
+    full pattern costly to try at every position of a long posting."""
+    last_end = 0
+    for unit in _UNIT.finditer(text):
+        m = _YEARS.search(text, max(last_end, unit.start() - 40), unit.end() + 1)
+        if m is not None and m.end() >= unit.end():
+            last_end = m.end()
+            yield m
+
+
+_HYPHEN_YEAR = re.compile(r"\s*-\s*year")
+
+
 def _value(token: str) -> float:
     token = token.lower()
     return float(_WORDS[token]) if token in _WORDS else float(token)
 
 
-def year_mentions(segments: list[Segment]) -> list[tuple[int, str, int]]:
+def year_mentions(index: SegmentIndex, text: str) -> list[tuple[int, str, int]]:
     """(years, section, offset) for each experience requirement found."""
     found = []
-    for seg in segments:
-        for m in _YEARS.finditer(seg.text):
-            after = seg.text[m.end():m.end() + 25]
-            before = seg.text[max(0, m.start() - 25):m.start()]
-            if _NOT_EXPERIENCE_AFTER.match(after) or _NOT_EXPERIENCE_BEFORE.search(before):
-                continue
-            if re.match(r"\s*-\s*year", seg.text[m.start() + len(m.group("low")):]):
-                continue  # "4-year degree"
-            years = _value(m.group("low"))
-            if years < 1 or years > 30:
-                continue
-            found.append((int(years), effective_section(seg, m.start()), seg.start + m.start()))
-        if found and found[-1][2] >= seg.start:
-            for m in _ALTERNATIVE.finditer(seg.text):
-                years = _value(m.group("a") or m.group("b"))
-                if 1 <= years <= 30:
-                    found.append((int(years), effective_section(seg, m.start()), seg.start + m.start()))
+    with_years: dict[int, object] = {}
+    for m in _candidates(text):
+        seg = index.at(m.start())
+        if seg is None:
+            continue
+        local = m.start() - seg.start
+        after = seg.text[local + len(m.group(0)):local + len(m.group(0)) + 25]
+        before = seg.text[max(0, local - 25):local]
+        if _NOT_EXPERIENCE_AFTER.match(after) or _NOT_EXPERIENCE_BEFORE.search(before):
+            continue
+        if _HYPHEN_YEAR.match(seg.text, local + len(m.group("low"))):
+            continue  # "4-year degree"
+        years = _value(m.group("low"))
+        if years < 1 or years > 30:
+            continue
+        found.append((int(years), effective_section(seg, local), m.start()))
+        with_years[seg.start] = seg
+    for seg in with_years.values():
+        for m in _ALTERNATIVE.finditer(seg.text):
+            years = _value(m.group("a") or m.group("b"))
+            if 1 <= years <= 30:
+                found.append((int(years), effective_section(seg, m.start()), seg.start + m.start()))
     return found
 
 
-def min_years(segments: list[Segment]) -> int | None:
+def min_years(index: SegmentIndex, text: str) -> int | None:
     """The smallest number of years that qualifies for the role.
 
     Requirements win over preferences; among requirements the smallest applies, which also
     covers degree alternatives ("BS + 8 years / MS + 5 years" -> 5).
     """
-    mentions = year_mentions(segments)
+    mentions = year_mentions(index, text)
     if not mentions:
         return None
     required = [y for y, section, _ in mentions if section != PREFERRED]

@@ -3,17 +3,17 @@ import pytest
 
 from skillmap.degree import min_degree
 from skillmap.salary import posted_salary
-from skillmap.sections import PREFERRED, REQUIRED, segments
+from skillmap.sections import PREFERRED, REQUIRED, SegmentIndex, segments
 from skillmap.seniority import seniority
 from skillmap.years import min_years
 
 
 def years(text):
-    return min_years(segments(text))
+    return min_years(SegmentIndex(segments(text)), text)
 
 
 def degree(text):
-    return min_degree(segments(text))
+    return min_degree(SegmentIndex(segments(text)), text)
 
 
 @pytest.mark.parametrize("text, expected", [
