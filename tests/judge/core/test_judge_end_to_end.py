@@ -16,10 +16,7 @@ SHIM = ROOT / "assessments" / "judge" / "backends" / "cpu" / "shim" / "cupy" / "
 pytestmark = pytest.mark.skipif(not (EMULATOR.exists() and SHIM.exists()),
                                 reason="the cpu backend (emulator and cupy stand-in) is not installed")
 
-# Tasks whose cpu tests take the emulator several seconds (barrier-heavy kernels, big matrices).
-SLOW_TASKS = {"matmul", "softmax", "layer_norm", "prefix_sum", "histogram", "reduce_sum", "conv1d",
-              "sgemv", "matrix_transpose"}
-# Fixtures expected to run into a limit: the judge has to wait for it.
+# Fixtures expected to run into a limit: the judge has to wait for it (10 to 20 s each).
 SLOW_VERDICTS = {"time_limit_exceeded"}
 
 
@@ -31,7 +28,7 @@ def _expect(path: Path) -> str:
 
 
 def _param(path: Path, slug: str, expect: str):
-    slow = slug in SLOW_TASKS or expect in SLOW_VERDICTS
+    slow = expect in SLOW_VERDICTS
     return pytest.param(path, slug, expect, id=f"{slug}/{path.stem}",
                         marks=[pytest.mark.slow] if slow else [])
 

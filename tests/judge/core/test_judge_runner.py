@@ -100,3 +100,21 @@ def test_command_and_environment(tmp_path, monkeypatch):
     env = child_env(spec)
     assert "KP_SECRET_TOKEN" not in env and "DATABASE_URL" not in env
     assert env["HOME"] == str(tmp_path) and env["PYTHONPATH"]
+
+
+@pytest.mark.slow  # generates the cuda-sized inputs (2^25 elements) in the parent
+def test_cuda_pipeline_with_a_stand_in_gpu_child(tmp_path):
+    from assessments.judge import judge
+
+    def wrapper(spec, argv):
+        return [sys.executable, FAKE, "vector_add_gpu"] + argv[argv.index("--backend"):]
+
+    src = "import cupy as cp\n\ndef solve(a, b, c, n):\n    c[...] = a + b\n"
+    r = judge("vector_add", src, backend="cuda", seed=3, wrapper=wrapper)
+    assert r.verdict is Verdict.ACCEPTED, r.message
+    assert r.timing.median_ms == 2.0 and r.timing.min_ms == 1.0 and r.timing.repeats == 3
+    assert r.timing.device == "Fake H100"
+    rf = r.timing.roofline
+    assert 0 < rf["fraction"] <= 1 and rf["bound"] == "memory"
+    assert r.score == round(60 + 40 * rf["fraction"], 2)
+    assert r.kernels[0].occupancy == 1.0 and r.kernels[0].registers == 16

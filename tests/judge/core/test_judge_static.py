@@ -159,3 +159,8 @@ def test_oversized_file():
     res = check("x = 1\n" * 60000 + "def solve(a):\n    pass\n", arity=1)
     assert res.verdict is Verdict.COMPILE_ERROR
     assert "larger than" in res.message
+
+
+def test_solve_defined_conditionally_is_left_to_the_child():
+    res = check("try:\n    def solve(a):\n        pass\nexcept Exception:\n    pass\n", arity=1)
+    assert res.ok and not res.solve_found

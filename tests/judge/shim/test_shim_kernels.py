@@ -1,6 +1,8 @@
 """Kernels in every style CuPy offers, run through the stand-in on the CPU emulator."""
 from __future__ import annotations
 
+import pytest
+
 VECTOR_ADD_FIVE_STYLES = r'''
 import cupyx
 from cupyx import jit
@@ -59,17 +61,20 @@ c[...] = a + b
 check("array", c)
 R["kernels"] = sorted({k["kind"] for k in kernel_log.snapshot()["kernels"]})
 R["launches"] = sum(k["launches"] for k in kernel_log.snapshot()["kernels"])
+R["incidents"] = kernel_log.incidents()
 '''
 
 
-def test_vector_add_in_all_five_styles(shim_run, needs_emulator):
-    r = shim_run(VECTOR_ADD_FIVE_STYLES)
+@pytest.mark.parametrize("checking", [False, True])
+def test_vector_add_in_all_five_styles(shim_run, needs_emulator, checking):
+    r = shim_run(f"cp._kp_checking = {checking}", VECTOR_ADD_FIVE_STYLES)
     for style in ("raw", "module", "elementwise_alloc", "elementwise_out", "reduction",
                   "jit_getitem", "jit_call", "array"):
         assert r[style] is True, style
     assert r["kernels"] == ["ElementwiseKernel", "RawKernel", "RawModule", "ReductionKernel",
                             "jit"]
     assert r["launches"] == 7
+    assert r["incidents"] == []
 
 
 def test_elementwise_placeholders_broadcasting_raw_and_size(shim_run, needs_emulator):
@@ -115,6 +120,7 @@ def test_elementwise_placeholders_broadcasting_raw_and_size(shim_run, needs_emul
 
 def test_reduction_kernel_sum_and_max_with_axis(shim_run, needs_emulator):
     r = shim_run(r'''
+    cp._kp_checking = True
     rng = np.random.default_rng(1)
     host = rng.standard_normal((37, 300)).astype(np.float32)
     x = cp._kp_from_numpy(host)
@@ -135,15 +141,18 @@ def test_reduction_kernel_sum_and_max_with_axis(shim_run, needs_emulator):
     l2(x, axis=0, out=out)
     R["l2_ok"] = bool(np.allclose(out.get(), np.sqrt((host.astype(np.float64) ** 2).sum(0)),
                                   rtol=1e-4))
+    R["incidents"] = kernel_log.incidents()
     ''')
     assert r["sum_shape"] == [] and r["sum_ok"] and r["rows_ok"]
     assert r["max_shape"] == [37, 1] and r["max_ok"] and r["cols_ok"]
     assert r["l2_ok"]
+    assert r["incidents"] == []
 
 
 def test_jit_block_reduction_with_shared_memory_and_atomics(shim_run, needs_emulator):
     r = shim_run(r'''
     from cupyx import jit
+    cp._kp_checking = True
 
     @jit.rawkernel()
     def block_sum(x, out, n):
@@ -180,9 +189,28 @@ def test_jit_block_reduction_with_shared_memory_and_atomics(shim_run, needs_emul
     hist = cp.zeros(4, dtype=cp.int32)
     count[2, 32](values, hist, cp.int32(8))
     R["hist"] = hist.get().tolist()
+
+    @jit.rawkernel()
+    def warp_sum(x, out):
+        v = x[jit.threadIdx.x]
+        offset = cp.uint32(16)
+        while offset > 0:
+            v += jit.shfl_down_sync(0xffffffff, v, offset)
+            offset = offset // 2
+        jit.syncwarp()
+        if jit.laneid() == 0:
+            out[jit.threadIdx.x // 32] = v
+
+    w = cp._kp_from_numpy(np.arange(64, dtype=np.int32))
+    sums = cp.zeros(2, dtype=cp.int32)
+    warp_sum[1, 64](w, sums)
+    R["warps"] = sums.get().tolist()
+    R["incidents"] = kernel_log.incidents()
     ''')
     assert abs(r["sum"] - r["ref"]) <= 1e-3 * r["ref"]
     assert r["hist"] == [2, 2, 1, 3]
+    assert r["warps"] == [sum(range(32)), sum(range(32, 64))]
+    assert r["incidents"] == []
 
 
 def test_python_float_to_float_param_reads_half_a_double(shim_run, needs_emulator):
@@ -227,3 +255,44 @@ def test_rawmodule_name_expressions_for_a_template(shim_run, needs_emulator):
     ''')
     assert r["f"] == [0.0, 1.5, 3.0, 4.5, 6.0]
     assert r["i"] == [0, 3, 6, 9, 12]
+
+
+def test_dynamic_shared_memory_in_raw_and_jit_kernels(shim_run, needs_emulator):
+    r = shim_run(r'''
+    from cupyx import jit
+
+    k = cp.RawKernel(r"""
+    extern "C" __global__ void stage(const float* x, float* y, int n) {
+        extern __shared__ float buf[];
+        for (int i = threadIdx.x; i < n; i += blockDim.x) buf[i] = x[i];
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x) y[i] = buf[n - 1 - i];
+    }""", "stage")
+    n = 16384                      # 64 KiB of floats: needs the attribute raised
+    x = cp._kp_from_numpy(np.arange(n, dtype=np.float32))
+    y = cp.empty_like(x)
+    try:
+        k((1,), (256,), (x, y, cp.int32(n)), shared_mem=n * 4)
+        R["default_limit"] = "launched"
+    except cp.cuda.driver.CUDADriverError as exc:
+        R["default_limit"] = str(exc)
+    k.max_dynamic_shared_size_bytes = n * 4
+    k((1,), (256,), (x, y, cp.int32(n)), shared_mem=n * 4)
+    R["raised"] = bool((y.get() == np.arange(n, dtype=np.float32)[::-1]).all())
+
+    @jit.rawkernel()
+    def rotate(x, y, n):
+        buf = jit.shared_memory(cp.float32, None)
+        t = jit.threadIdx.x
+        buf[t] = x[t]
+        jit.syncthreads()
+        y[t] = buf[(t + 1) % n]
+
+    x2 = cp._kp_from_numpy(np.arange(64, dtype=np.float32))
+    y2 = cp.empty_like(x2)
+    rotate((1,), (64,), (x2, y2, cp.uint32(64)), shared_mem=64 * 4)
+    R["jit"] = y2.get().tolist()
+    ''')
+    assert r["default_limit"].startswith("CUDA_ERROR_INVALID_VALUE")
+    assert r["raised"] is True
+    assert r["jit"] == [float((i + 1) % 64) for i in range(64)]

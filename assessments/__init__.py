@@ -1,0 +1,1 @@
+"""Assessments: sessions, submissions and grading (the judge lives in assessments.judge)."""

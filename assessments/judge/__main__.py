@@ -1,0 +1,44 @@
+"""CLI: python -m assessments.judge --task SLUG --backend cpu|cuda [--json] [--seed N] FILE.
+
+Exits 0 whenever a verdict was reached (whatever it is); 2 for usage errors such as an unknown
+task or a missing file, with a one-line message on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m assessments.judge",
+                                     description="Judge a CuPy kernel submission.")
+    parser.add_argument("file", help="the submission (.py defining solve)")
+    parser.add_argument("--task", required=True, help="task slug, e.g. vector_add")
+    parser.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--seed", type=int, default=None, help="input seed (default: secret, random)")
+    parser.add_argument("--no-timing", action="store_true", help="skip the timing run on cuda")
+    args = parser.parse_args(argv)
+
+    from .engine import UnknownTask, judge, resolve_task
+    try:
+        task = resolve_task(args.task)
+    except UnknownTask as exc:
+        print(f"error: {exc.args[0] if exc.args else args.task}", file=sys.stderr)
+        return 2
+    try:
+        with open(args.file, encoding="utf-8", errors="replace") as fh:
+            source = fh.read()
+    except OSError as exc:
+        print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    report = judge(task, source, backend=args.backend, seed=args.seed, timing=not args.no_timing)
+    try:
+        print(report.to_json() if args.json else report.render_text())
+    except BrokenPipeError:
+        pass  # a reader such as `head` went away: the verdict was still reached
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+// Part of the emulator's cooperative_groups.h.
+#pragma once
+#include <cooperative_groups.h>

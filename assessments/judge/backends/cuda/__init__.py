@@ -1,0 +1,1 @@
+"""CUDA backend: real CuPy on a GPU, with launch recording and event timing."""

@@ -1,0 +1,253 @@
+"""The untrusted side: imports the submission and runs `solve` on arrays the parent prepared.
+
+Run as `python -m assessments.judge.child`. It must stay lean and must never import the task bank,
+the checks or anything holding seeds or references: it only sees the inputs of the test at hand.
+"""
+from __future__ import annotations
+
+import argparse
+import errno
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from . import kernel_log
+from .protocol import encode
+
+JUDGE_DIR = Path(__file__).resolve().parent
+SHIM_DIR = JUDGE_DIR / "backends" / "cpu" / "shim"
+MODULE_NAME = "solution"
+_EMULATOR_KINDS = {"compile_error", "race_detected", "memory_error", "deadlock", "timeout",
+                   "launch_error"}
+
+
+class SetupError(Exception):
+    """The judge's side failed (no GPU, stand-in missing): never the candidate's fault."""
+
+
+class Child:
+    """State of one child: the channel, the backend's `cupy`, the candidate's solve."""
+
+    def __init__(self, backend: str, scratch: Path, answers):
+        self.backend = backend
+        self.scratch = scratch
+        self.answers = answers
+        self.cp = None
+        self.solve = None
+        self.solution_path: str | None = None
+        self.arch = "sm_90"
+
+    # -- channel -----------------------------------------------------------------------------
+    def send(self, message: dict) -> None:
+        self.answers.write(encode(message))
+        self.answers.flush()
+
+    # -- ops ---------------------------------------------------------------------------------
+    def handle(self, msg: dict) -> dict:
+        op = msg.get("op")
+        handler = getattr(self, f"op_{op}", None) if isinstance(op, str) else None
+        if handler is None:
+            return {"ok": False, "error": {"type": "ProtocolError", "kind": "protocol",
+                                           "message": f"unknown op {op!r}"}}
+        try:
+            answer = handler(msg)
+        except BaseException as exc:  # the candidate's code may raise anything, SystemExit included
+            answer = {"ok": False, "error": self.describe(exc)}
+        answer.update(kernel_log.snapshot())
+        return answer
+
+    def op_load(self, msg: dict) -> dict:
+        self.cp = self._import_cupy(bool(msg.get("checking", False)))
+        path = str(self.scratch / msg["file"])
+        self.solution_path = path
+        spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[MODULE_NAME] = module
+        spec.loader.exec_module(module)
+        solve = getattr(module, "solve", None)
+        if not callable(solve):
+            return {"ok": False, "error": {"type": "NoSolve", "kind": "no_solve",
+                                           "message": "the file defines no callable solve"}}
+        arity = msg.get("arity")
+        if arity is not None:
+            import inspect
+            try:
+                inspect.signature(solve).bind(*range(int(arity)))
+            except TypeError as exc:
+                return {"ok": False, "error": {"type": "TypeError", "kind": "arity",
+                                               "message": f"solve cannot take {arity} arguments: {exc}"}}
+            except ValueError:
+                pass  # builtins and some callables have no signature: the call will tell
+        self.solve = solve
+        return {"ok": True, "arch": self.arch}
+
+    def op_run(self, msg: dict) -> dict:
+        self._require_solve()
+        self._set_checking(bool(msg.get("checking", False)))
+        if self.backend == "cpu" and msg.get("kernel_timeout_s"):
+            self.cp._kp_timeout_s = float(msg["kernel_timeout_s"])
+        args, arrays = self._arguments(msg)
+        start = time.perf_counter()
+        returned = self.solve(*args)
+        self._synchronize()
+        elapsed = time.perf_counter() - start
+        import numpy as np
+        out = {name: np.asarray(self.cp.asnumpy(arr)) for name, arr in arrays.items()}
+        np.savez(str(self.scratch / msg["output"]), **out)
+        return {"ok": True, "elapsed_s": elapsed,
+                "returned": None if returned is None else type(returned).__name__}
+
+    def op_time(self, msg: dict) -> dict:
+        self._require_solve()
+        if self.backend != "cuda":
+            return {"ok": False, "error": {"type": "Unsupported", "kind": "protocol",
+                                           "message": "timing needs the cuda backend"}}
+        args, _ = self._arguments(msg)
+        from .backends.cuda import timing
+        result = timing.time_solve(self.cp, self.solve, args, warmup=int(msg.get("warmup", 3)),
+                                   repeats=int(msg.get("repeats", 20)),
+                                   budget_s=float(msg.get("budget_s", 10.0)))
+        return {"ok": True, **result}
+
+    def op_exit(self, msg: dict) -> dict:
+        return {"ok": True, "bye": True}
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _require_solve(self) -> None:
+        if self.solve is None:
+            raise RuntimeError("load did not succeed")
+
+    def _import_cupy(self, checking: bool):
+        try:
+            if self.backend == "cpu":
+                if str(SHIM_DIR) not in sys.path:
+                    sys.path.insert(0, str(SHIM_DIR))
+                import cupy
+                if not str(getattr(cupy, "__file__", "")).startswith(str(SHIM_DIR)):
+                    raise ImportError("the CPU stand-in for cupy is not the module that was imported")
+                kernel_log.configure(arch="sm_90", gate=True, gate_fatal=True)
+            else:
+                import cupy
+                if cupy.cuda.runtime.getDeviceCount() < 1:
+                    raise RuntimeError("CuPy sees no GPU")
+                from .backends.cuda import wrap
+                self.arch = wrap.device_arch(cupy)
+                kernel_log.configure(arch=self.arch, gate=True, gate_fatal=False)
+                wrap.install(cupy)
+        except Exception as exc:
+            raise SetupError(f"{self.backend} backend unavailable: {type(exc).__name__}: {exc}") from exc
+        self.cp = cupy
+        self._set_checking(checking)
+        return cupy
+
+    def _set_checking(self, checking: bool) -> None:
+        if self.backend == "cpu":
+            self.cp._kp_checking = checking
+
+    def _arguments(self, msg: dict):
+        import numpy as np
+        data = np.load(str(self.scratch / msg["inputs"]), allow_pickle=False)
+        args, arrays = [], {}
+        for spec in msg["args"]:
+            if "array" in spec:
+                try:
+                    arr = self.cp.asarray(data[spec["array"]])
+                except MemoryError:
+                    raise
+                except Exception as exc:
+                    raise SetupError(f"cannot place input '{spec['array']}': {exc}") from exc
+                arrays[spec["array"]] = arr
+                args.append(arr)
+            else:
+                args.append(spec["scalar"])
+        return args, arrays
+
+    def _synchronize(self) -> None:
+        try:
+            self.cp.cuda.Device().synchronize()
+        except AttributeError:
+            pass  # a stand-in without a device model has nothing in flight
+
+    def describe(self, exc: BaseException) -> dict:
+        """Type, classification, one-line message, candidate frames only."""
+        kind, extra = classify(exc)
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if self.solution_path and f.filename == self.solution_path]
+        where = f"solution.py:{frames[-1].lineno}" if frames else None
+        tb = "".join(traceback.format_list(frames)).replace(self.solution_path or "\0", "solution.py")
+        message = str(exc).strip()
+        return {"type": type(exc).__name__, "kind": kind, "message": message[:2000],
+                "where": where, "function": frames[-1].name if frames else None,
+                "traceback": tb[-4000:], **extra}
+
+
+def classify(exc: BaseException) -> tuple[str, dict]:
+    """What kind of failure this is, judged by type and message (CuPy need not be importable)."""
+    name = type(exc).__name__
+    text = str(exc)
+    if isinstance(exc, SetupError):
+        return "setup", {}
+    if isinstance(exc, kernel_log.CompileFailed):
+        return "compile", {"log": exc.log[:16000], "kernel": exc.kernel, "source": exc.source[:64000]}
+    if name == "EmulatorError" and getattr(exc, "kind", None) in _EMULATOR_KINDS:
+        return f"emulator:{exc.kind}", {"kernel": str(getattr(exc, "kernel", "") or ""),
+                                        "detail": str(getattr(exc, "detail", ""))[:4000]}
+    if isinstance(exc, MemoryError) or name == "OutOfMemoryError":
+        return "memory", {}
+    if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+        return "memory", {}
+    if name == "CompileException":
+        source = getattr(exc, "source", "") or ""
+        return "compile", {"log": text[:16000], "source": str(source)[:64000]}
+    if name in ("CUDARuntimeError", "CUDADriverError"):
+        upper = text.upper()
+        if "ILLEGAL_ADDRESS" in upper or "ILLEGAL ADDRESS" in upper or "MISALIGNED" in upper:
+            return "illegal_address", {}
+        if "LAUNCH_TIMEOUT" in upper or "TIMEOUT" in upper:
+            return "timeout", {}
+        return "cuda", {}
+    if isinstance(exc, RecursionError):
+        return "recursion", {}
+    return "exception", {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="assessments.judge.child")
+    parser.add_argument("--backend", choices=("cpu", "cuda"), required=True)
+    parser.add_argument("--scratch", required=True)
+    parser.add_argument("--request-fd", type=int, required=True)
+    parser.add_argument("--answer-fd", type=int, required=True)
+    args = parser.parse_args(argv)
+    scratch = Path(args.scratch)
+    os.chdir(scratch)
+    requests = os.fdopen(args.request_fd, "rb", buffering=0)
+    answers = os.fdopen(args.answer_fd, "wb", buffering=0)
+    child = Child(args.backend, scratch, answers)
+
+    def sink(item: dict) -> None:
+        child.send(item)
+
+    kernel_log.configure(sink=sink)
+    buf = b""
+    while True:
+        chunk = requests.read(65536)
+        if not chunk:
+            return 0
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            if not line.strip():
+                continue
+            msg = json.loads(line)
+            answer = child.handle(msg)
+            child.send(answer)
+            if msg.get("op") == "exit":
+                return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,297 @@
+"""NVRTC compile gate and ptxas resource report, with no GPU and without importing `cupy`."""
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import re
+import sys
+import threading
+from dataclasses import dataclass, field
+
+DEFAULT_ARCH = "sm_90"
+PROGRAM_NAME = "kernel.cu"
+
+# Options a candidate may pass through RawKernel/RawModule: anything naming files (-I, --include-path,
+# -include) or the target (-arch) is the judge's business.
+_ALLOWED_OPTION = re.compile(
+    r"^(?:-D\S+|-U\S+|--?std=c\+\+\d\d|--?use_fast_math|--?fmad=(?:true|false)|--?ftz=(?:true|false)"
+    r"|--?prec-div=(?:true|false)|--?prec-sqrt=(?:true|false)|--?maxrregcount=\d+|-lineinfo|--generate-line-info"
+    r"|--?device-as-default-execution-space|--?default-device|--?extra-device-vectorization"
+    r"|--?restrict|-w|--disable-warnings|--?dopt=(?:on|off)|--?diag-suppress=[\d,]+)$"
+)
+
+
+@dataclass(frozen=True)
+class ResourceUsage:
+    """What ptxas reported for one kernel."""
+
+    name: str
+    registers: int = 0
+    shared_bytes: int = 0
+    stack_bytes: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    barriers: int = 0
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class CompileResult:
+    """Outcome of one NVRTC compile: ok, the log, and per-kernel resource usage."""
+
+    ok: bool
+    log: str
+    kernels: list[ResourceUsage] = field(default_factory=list)
+    lowered_names: dict[str, str] = field(default_factory=dict)
+
+    def usage(self, name: str) -> ResourceUsage | None:
+        """Usage of a kernel by its source name, name expression or mangled name."""
+        wanted = {name, self.lowered_names.get(name, name)}
+        for k in self.kernels:
+            if k.name in wanted:
+                return k
+        return None
+
+
+class NvrtcUnavailable(RuntimeError):
+    """libnvrtc could not be found or loaded: a judge installation problem, not the candidate's."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Locating NVRTC and headers without importing cupy (inside the child `cupy` is the CPU stand-in).
+
+def _site_dirs() -> list[str]:
+    dirs: list[str] = []
+    spec = importlib.util.find_spec("nvidia")
+    if spec is not None and spec.submodule_search_locations:
+        dirs += [os.path.dirname(p) for p in spec.submodule_search_locations]
+    dirs += [p for p in sys.path if p and p.endswith("site-packages")]
+    seen, out = set(), []
+    for d in dirs:
+        if d not in seen and os.path.isdir(d):
+            seen.add(d)
+            out.append(d)
+    return out
+
+
+def _find_libnvrtc() -> str:
+    for site in _site_dirs():
+        cand = os.path.join(site, "nvidia", "cu13", "lib", "libnvrtc.so.13")
+        if os.path.exists(cand):
+            return cand
+    return "libnvrtc.so.13"  # a system CUDA toolkit on the loader path (GPU hosts)
+
+
+def include_dirs() -> list[str]:
+    """-I directories: CUDA headers, CuPy's headers and its bundled libcudacxx."""
+    out = []
+    for site in _site_dirs():
+        for parts in (("nvidia", "cu13", "include"), ("cupy", "_core", "include"),
+                      ("cupy", "_core", "include", "cupy", "_cccl", "libcudacxx")):
+            path = os.path.join(site, *parts)
+            if os.path.isdir(path) and path not in out:
+                out.append(path)
+    return out
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def _nvrtc():
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            path = _find_libnvrtc()
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError as exc:
+                raise NvrtcUnavailable(f"cannot load NVRTC ({path}): {exc}") from exc
+            lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+            lib.nvrtcCreateProgram.argtypes = [
+                ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+                ctypes.c_void_p, ctypes.c_void_p]
+            lib.nvrtcCompileProgram.argtypes = [ctypes.c_void_p, ctypes.c_int,
+                                                ctypes.POINTER(ctypes.c_char_p)]
+            lib.nvrtcAddNameExpression.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+            lib.nvrtcGetLoweredName.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                                ctypes.POINTER(ctypes.c_char_p)]
+            lib.nvrtcGetProgramLogSize.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+            lib.nvrtcGetProgramLog.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+            lib.nvrtcDestroyProgram.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+            _lib = lib
+        return _lib
+
+
+def available() -> bool:
+    """True when NVRTC loads."""
+    try:
+        _nvrtc()
+        return True
+    except NvrtcUnavailable:
+        return False
+
+
+def build_options(arch: str, options: tuple | list = ()) -> list[str]:
+    """NVRTC options: the candidate's allowed ones, then target, report and include paths."""
+    kept = [o for o in (str(x) for x in options) if _ALLOWED_OPTION.match(o)]
+    opts = kept + [f"-arch={arch}", "-Xptxas", "-v"]
+    if not any("std=" in o for o in kept):
+        opts.append("-std=c++17")
+    opts += [f"-I{d}" for d in include_dirs()]
+    return opts
+
+
+def nvrtc_compile(source: str, *, arch: str = DEFAULT_ARCH, options: tuple = (),
+                  name_expressions: tuple = ()) -> CompileResult:
+    """Compile CUDA C with NVRTC to a cubin for `arch` and parse ptxas' resource report."""
+    refused = refused_include(source)
+    if refused:
+        return CompileResult(False, f"{PROGRAM_NAME}(1): error: {refused}")
+    lib = _nvrtc()
+    prog = ctypes.c_void_p()
+    err = lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), PROGRAM_NAME.encode(), 0,
+                                 None, None)
+    if err:
+        return CompileResult(False, f"nvrtc: {lib.nvrtcGetErrorString(err).decode()}")
+    try:
+        for expr in name_expressions:
+            lib.nvrtcAddNameExpression(prog, str(expr).encode())
+        opts = [o.encode() for o in build_options(arch, options)]
+        err = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        buf = ctypes.create_string_buffer(max(size.value, 1))
+        lib.nvrtcGetProgramLog(prog, buf)
+        log = buf.value.decode(errors="replace")
+        if err:
+            if not log.strip():
+                log = f"nvrtc: {lib.nvrtcGetErrorString(err).decode()}"
+            return CompileResult(False, log)
+        lowered = {}
+        for expr in name_expressions:
+            out = ctypes.c_char_p()
+            if lib.nvrtcGetLoweredName(prog, str(expr).encode(), ctypes.byref(out)) == 0 and out.value:
+                lowered[str(expr)] = out.value.decode()
+        return CompileResult(True, log, parse_ptxas_report(log, lowered), lowered)
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]*)[>"]', re.M)
+
+
+def refused_include(source: str) -> str | None:
+    """Why an #include is refused: NVRTC would read any file it names and echo it in errors."""
+    for m in _INCLUDE.finditer(source):
+        path = m.group(1)
+        if path.startswith(("/", "~")) or ".." in path.split("/"):
+            return f'#include "{path}" is not allowed (only library headers such as <cuda_fp16.h>)'
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# ptxas report
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)'")
+_PROPS = re.compile(r"Function properties for (\S+)")
+_STACK = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"Used (\d+) registers")
+_BARRIERS = re.compile(r"used (\d+) barriers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+
+
+def parse_ptxas_report(log: str, lowered_names: dict[str, str] | None = None) -> list[ResourceUsage]:
+    """Per-kernel usage from `-Xptxas -v` output; mangled names shown by their name expression."""
+    demangle = {v: k for k, v in (lowered_names or {}).items()}
+    found: dict[str, dict] = {}
+    current = None
+    for line in log.splitlines():
+        m = _ENTRY.search(line) or _PROPS.search(line)
+        if m:
+            current = m.group(1)
+            found.setdefault(current, {})
+            continue
+        if current is None:
+            continue
+        m = _STACK.search(line)
+        if m:
+            found[current].update(stack_bytes=int(m.group(1)), spill_stores=int(m.group(2)),
+                                  spill_loads=int(m.group(3)))
+            continue
+        m = _USED.search(line)
+        if m:
+            info = found[current]
+            info["registers"] = int(m.group(1))
+            b = _BARRIERS.search(line)
+            s = _SMEM.search(line)
+            info["barriers"] = int(b.group(1)) if b else 0
+            info["shared_bytes"] = int(s.group(1)) if s else 0
+    return [ResourceUsage(name=demangle.get(n, n), **info) for n, info in found.items()]
+
+
+# ---------------------------------------------------------------------------------------------
+# Mapping NVRTC diagnostics back to the candidate's Python file
+
+_DIAG = re.compile(r"^(?P<file>[^\s()]+)\((?P<line>\d+)\): (?P<rest>.*)$")
+
+
+def source_line_offset(cuda_source: str, py_text: str) -> int | None:
+    """0-based py line where the CUDA text starts (its line 1), if it appears verbatim."""
+    idx = py_text.find(cuda_source) if cuda_source else -1
+    if idx < 0:
+        # Some candidates strip or dedent the literal; its first non-empty line still anchors it.
+        lines = [ln for ln in cuda_source.splitlines() if ln.strip()]
+        if not lines:
+            return None
+        first = cuda_source.splitlines().index(lines[0])
+        hits = [i for i, ln in enumerate(py_text.splitlines()) if ln.strip() == lines[0].strip()]
+        if len(hits) != 1:
+            return None
+        return hits[0] - first
+    return py_text.count("\n", 0, idx)
+
+
+def map_line(cuda_line: int, cuda_source: str, py_text: str) -> int | None:
+    """1-based line in the .py for a 1-based line of the CUDA source, or None if unknown."""
+    base = source_line_offset(cuda_source, py_text)
+    if base is not None:
+        return base + cuda_line
+    # Generated code (ElementwiseKernel bodies, transpiled jit): find that line's text in the file.
+    src_lines = cuda_source.splitlines()
+    if not 1 <= cuda_line <= len(src_lines):
+        return None
+    text = src_lines[cuda_line - 1].strip()
+    if len(text) < 3:
+        return None
+    hits = [i + 1 for i, ln in enumerate(py_text.splitlines()) if text in ln]
+    return hits[0] if hits else None
+
+
+def map_log(log: str, cuda_source: str, py_text: str, filename: str = "solution.py") -> str:
+    """NVRTC log with `kernel.cu(L): ...` rewritten as `solution.py:N: ...` where N is resolvable."""
+    out = []
+    for line in log.splitlines():
+        m = _DIAG.match(line)
+        if m and os.path.basename(m.group("file")) == PROGRAM_NAME:
+            n = map_line(int(m.group("line")), cuda_source, py_text)
+            where = f"{filename}:{n}" if n else f"{filename} (generated kernel line {m.group('line')})"
+            line = f"{where}: {m.group('rest')}"
+        elif m:
+            line = f"{os.path.basename(m.group('file'))}({m.group('line')}): {m.group('rest')}"
+        if line.startswith("ptxas"):
+            continue
+        out.append(line.replace(f'"{PROGRAM_NAME}"', f'"{filename}"'))
+    return "\n".join(out).strip()
+
+
+def first_error(mapped_log: str) -> str:
+    """The first `error` diagnostic of a mapped log, on one line."""
+    for line in mapped_log.splitlines():
+        if "error" in line:
+            return line.strip()
+    lines = [ln.strip() for ln in mapped_log.splitlines() if ln.strip()]
+    return lines[0] if lines else "compilation failed"

@@ -1,0 +1,169 @@
+"""From what the child said or how it died to a verdict and a message a candidate understands."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from dataclasses import dataclass
+
+from . import compile as nvrtc
+from .verdicts import INCIDENT_VERDICTS, Verdict
+
+_EMULATOR_VERDICTS = {
+    "race_detected": Verdict.RACE_DETECTED,
+    "memory_error": Verdict.MEMORY_ERROR,
+    "compile_error": Verdict.COMPILE_ERROR,
+    "deadlock": Verdict.RUNTIME_ERROR,
+    "timeout": Verdict.TIME_LIMIT_EXCEEDED,
+    "launch_error": Verdict.RUNTIME_ERROR,
+}
+
+
+@dataclass
+class Outcome:
+    """A decided failure: verdict, one-line message, and optional longer text."""
+
+    verdict: Verdict
+    message: str
+    details: str | None = None
+    compile_log: str | None = None
+
+
+class Scrubber:
+    """Removes the judge's own paths from text shown to candidates."""
+
+    def __init__(self, scratch: str | os.PathLike | None = None, repo_root: str | os.PathLike | None = None):
+        pairs = []
+        if scratch:
+            pairs.append((str(scratch).rstrip("/") + "/", ""))
+            pairs.append((str(scratch).rstrip("/"), "."))
+        for p in sys.path:
+            if p.endswith("site-packages"):
+                pairs.append((p.rstrip("/") + "/", "<python>/"))
+        if repo_root:
+            pairs.append((str(repo_root).rstrip("/") + "/", "<judge>/"))
+        pairs.append((sys.prefix.rstrip("/") + "/", "<python>/"))
+        # Longest first so a path inside another is replaced whole.
+        self._pairs = sorted(set(pairs), key=lambda kv: -len(kv[0]))
+
+    def __call__(self, text: str | None) -> str | None:
+        if not text:
+            return text
+        for old, new in self._pairs:
+            text = text.replace(old, new)
+        return text
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def compile_outcome(log: str, source: str, py_text: str, kernel: str | None) -> Outcome:
+    mapped = nvrtc.map_log(log or "", source or "", py_text)
+    name = f" in kernel '{kernel}'" if kernel else ""
+    return Outcome(Verdict.COMPILE_ERROR, _one_line(f"compile error{name}: {nvrtc.first_error(mapped)}"),
+                   compile_log=mapped)
+
+
+def from_incidents(incidents: list[dict], py_text: str) -> Outcome | None:
+    """The first verdict-worthy incident decides, whatever the candidate's code did after it."""
+    for inc in incidents:
+        try:
+            verdict = Verdict(inc.get("verdict"))
+        except ValueError:
+            verdict = Verdict.RUNTIME_ERROR
+        if verdict not in INCIDENT_VERDICTS:
+            verdict = Verdict.RUNTIME_ERROR
+        kernel = inc.get("kernel")
+        message = str(inc.get("message", ""))
+        if verdict is Verdict.COMPILE_ERROR:
+            return compile_outcome(message, inc.get("source", ""), py_text, kernel)
+        where = f" in kernel '{kernel}'" if kernel else ""
+        first = message.strip().splitlines()[0] if message.strip() else verdict.title.lower()
+        if "in kernel" in first[:60]:
+            text = first[0].upper() + first[1:]   # the reporter already said what and where
+        else:
+            text = f"{verdict.title}{where}: {first}"
+        return Outcome(verdict, _one_line(text), details=message or None)
+    return None
+
+
+def from_error(error: dict, py_text: str, *, phase: str, limits=None) -> Outcome:
+    """A request the child answered with ok=false."""
+    kind = str(error.get("kind", "exception"))
+    etype = str(error.get("type", "Error"))
+    msg = str(error.get("message", "")).strip()
+    where = error.get("where")
+    at = f" ({where})" if where else ""
+    tb = error.get("traceback") or None
+    if kind == "compile":
+        return compile_outcome(error.get("log") or msg, error.get("source", ""), py_text,
+                               error.get("kernel"))
+    if kind == "memory":
+        cap = f" (limit {limits.address_space / 2 ** 30:.0f} GiB)" if limits and limits.address_space else ""
+        return Outcome(Verdict.MEMORY_LIMIT_EXCEEDED,
+                       f"ran out of memory{cap}{at} {phase}", details=tb)
+    if kind.startswith("emulator:"):
+        ekind = kind.split(":", 1)[1]
+        verdict = _EMULATOR_VERDICTS.get(ekind, Verdict.RUNTIME_ERROR)
+        kernel = error.get("kernel")
+        detail = error.get("detail") or msg
+        label = {"deadlock": "deadlock: threads of a block wait at different barriers",
+                 "launch_error": "launch failed"}.get(ekind, verdict.title)
+        kname = f" in kernel '{kernel}'" if kernel else ""
+        if verdict is Verdict.COMPILE_ERROR:
+            return compile_outcome(detail, error.get("source", ""), py_text, kernel)
+        return Outcome(verdict, _one_line(f"{label}{kname}: {detail.splitlines()[0] if detail else etype}"),
+                       details=(detail + ("\n" + tb if tb else "")) or None)
+    if kind == "illegal_address":
+        return Outcome(Verdict.MEMORY_ERROR, _one_line(f"illegal memory access{at} {phase}: {msg}"), details=tb)
+    if kind == "timeout":
+        return Outcome(Verdict.TIME_LIMIT_EXCEEDED, _one_line(f"a kernel ran too long {phase}: {msg}"), details=tb)
+    if kind in ("setup", "protocol"):
+        return Outcome(Verdict.INTERNAL_ERROR, _one_line(f"the judge failed {phase}: {etype}: {msg}"), details=tb)
+    if kind in ("arity", "no_solve"):
+        return Outcome(Verdict.RUNTIME_ERROR, _one_line(msg))
+    if kind == "recursion":
+        return Outcome(Verdict.RUNTIME_ERROR, _one_line(f"maximum recursion depth exceeded{at} {phase}"), details=tb)
+    text = f"{etype}: {msg}" if msg else etype
+    return Outcome(Verdict.RUNTIME_ERROR, _one_line(f"{text}{at} {phase}"), details=tb)
+
+
+def from_death(died, *, backend: str, phase: str, stderr: str, limits) -> Outcome:
+    """The child ended without answering (signal, exit, wall clock, broken channel)."""
+    stderr = stderr or ""
+    if "AddressSanitizer" in stderr:
+        return Outcome(Verdict.MEMORY_ERROR, f"out-of-bounds memory access {phase} (AddressSanitizer)",
+                       details=stderr[-4000:])
+    if died.reason == "wall":
+        return Outcome(Verdict.TIME_LIMIT_EXCEEDED,
+                       f"no result {phase} within {limits.op_wall_s:g} s (wall-clock limit)")
+    if died.reason == "channel":
+        return Outcome(Verdict.RUNTIME_ERROR, f"your program corrupted the judge's channel {phase}",
+                       details=died.detail)
+    sig = died.signal
+    if sig == signal.SIGXCPU:
+        return Outcome(Verdict.TIME_LIMIT_EXCEEDED, f"CPU time limit of {limits.cpu_s} s exceeded {phase}")
+    if sig == signal.SIGKILL:
+        return Outcome(Verdict.MEMORY_LIMIT_EXCEEDED, f"your program was killed {phase} (out of memory)")
+    if sig in (signal.SIGSEGV, signal.SIGBUS):
+        if backend == "cpu":
+            return Outcome(Verdict.MEMORY_ERROR,
+                           f"a kernel accessed memory outside its arrays {phase} "
+                           f"({signal.Signals(sig).name}: out-of-bounds read or write)")
+        return Outcome(Verdict.RUNTIME_ERROR, f"your program crashed {phase} ({signal.Signals(sig).name})")
+    if sig == signal.SIGABRT and "bad_alloc" in stderr:
+        return Outcome(Verdict.MEMORY_LIMIT_EXCEEDED, f"ran out of memory {phase}")
+    if sig == signal.SIGXFSZ:
+        return Outcome(Verdict.RUNTIME_ERROR, f"your program wrote more output than allowed {phase}")
+    if sig:
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        return Outcome(Verdict.RUNTIME_ERROR, f"your program died {phase} ({name})")
+    if "MemoryError" in stderr:
+        return Outcome(Verdict.MEMORY_LIMIT_EXCEEDED, f"ran out of memory {phase}")
+    return Outcome(Verdict.RUNTIME_ERROR,
+                   f"your program exited (code {died.returncode}) {phase} before the judge finished")

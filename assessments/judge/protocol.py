@@ -1,0 +1,56 @@
+"""Parent <-> child messages: one JSON object per line on dedicated pipe fds.
+
+Requests (parent -> child), each answered by one line carrying "ok":
+  {"op": "load", "file": "solution.py", "arity": 4, "checking": true}
+      -> {"ok": true, "arch": "sm_90", "kernels": [...], "incidents": [...]}
+  {"op": "run", "inputs": "t0.in.npz", "output": "t0.out.npz", "checking": true,
+   "args": [{"array": "a"}, ..., {"scalar": 7}]}
+      -> {"ok": true, "elapsed_s": 0.01, "returned": null, "kernels": [...], "incidents": [...]}
+  {"op": "time", "inputs": "bench.in.npz", "args": [...], "warmup": 3, "repeats": 20}
+      -> {"ok": true, "times_ms": [...], "device": "NVIDIA H100 80GB HBM3", ...}
+  {"op": "exit"} -> {"ok": true}
+A failed request answers {"ok": false, "error": {"type", "kind", "message", "where", "traceback",
+"log"?}} where kind is the child's classification (memory, compile, illegal_address, emulator kind,
+exception). Before its answer the child may send {"event": "incident", ...} lines as incidents happen.
+Arrays never travel on the pipe: .npy/.npz files in the scratch dir the parent owns.
+"""
+from __future__ import annotations
+
+import json
+
+MAX_LINE = 8 * 1024 * 1024
+
+
+def encode(message: dict) -> bytes:
+    """One message as a JSON line."""
+    return (json.dumps(message, separators=(",", ":"), allow_nan=True) + "\n").encode()
+
+
+class ProtocolError(Exception):
+    """The channel carried something that is not a message."""
+
+
+class LineBuffer:
+    """Splits a byte stream into JSON messages, refusing oversized lines."""
+
+    def __init__(self, max_line: int = MAX_LINE):
+        self._buf = b""
+        self._max = max_line
+
+    def feed(self, data: bytes) -> list[dict]:
+        self._buf += data
+        out = []
+        while b"\n" in self._buf:
+            line, self._buf = self._buf.split(b"\n", 1)
+            if not line.strip():
+                continue
+            try:
+                msg = json.loads(line)
+            except ValueError as exc:
+                raise ProtocolError(f"not JSON: {line[:80]!r}") from exc
+            if not isinstance(msg, dict):
+                raise ProtocolError("not an object")
+            out.append(msg)
+        if len(self._buf) > self._max:
+            raise ProtocolError("line too long")
+        return out

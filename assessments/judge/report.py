@@ -1,0 +1,188 @@
+"""The judge's report: dataclasses, their JSON form, and a readable text rendering."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+from .verdicts import Verdict
+
+JSON_VERSION = 1
+
+
+@dataclass
+class MismatchReport:
+    index: list[int]
+    got: float | int | None
+    expected: float | int | None
+
+
+@dataclass
+class TestReport:
+    """One test: its sizes, whether it passed, and the first mismatches when it did not."""
+
+    __test__ = False  # not a pytest class despite the name
+
+    name: str
+    sizes: dict
+    passed: bool | None = None          # None: not run (an earlier test decided the verdict)
+    max_error: float | None = None
+    mismatches: list[MismatchReport] = field(default_factory=list)
+    message: str = ""
+    verdict: str | None = None
+    elapsed_s: float | None = None
+
+
+@dataclass
+class KernelReport:
+    """One compiled kernel: ptxas' resource usage and theoretical occupancy on the target."""
+
+    name: str
+    kind: str
+    arch: str
+    compiled: bool | None = None             # False: refused by NVRTC; None: no report available
+    registers: int | None = None
+    shared_bytes: int | None = None          # static, from ptxas
+    dynamic_shared_bytes: int = 0            # largest launched with
+    stack_bytes: int | None = None
+    spill_stores: int | None = None
+    spill_loads: int | None = None
+    spill_bytes: int | None = None           # stores + loads
+    block: list[int] | None = None
+    grid: list[int] | None = None
+    launches: int = 0
+    occupancy: float | None = None           # 0..1; None if never launched or usage unknown
+    occupancy_limited_by: str | None = None
+    blocks_per_sm: int | None = None
+
+
+@dataclass
+class TimingReport:
+    """A first timing of an accepted solution (cuda backend)."""
+
+    dims: dict
+    median_ms: float
+    min_ms: float
+    max_ms: float
+    repeats: int
+    warmup: int
+    device: str
+    roofline: dict | None = None
+    peaks: dict | None = None
+
+
+@dataclass
+class Report:
+    """Everything the judge says about one submission."""
+
+    task: str
+    backend: str
+    verdict: Verdict
+    message: str
+    tests: list[TestReport] = field(default_factory=list)
+    kernels: list[KernelReport] = field(default_factory=list)
+    timing: TimingReport | None = None
+    score: float = 0.0
+    score_detail: dict | None = None
+    compile_log: str | None = None
+    details: str | None = None               # traceback or longer explanation, paths scrubbed
+    stdout: str = ""
+    stderr: str = ""
+    seed: int | None = None
+    elapsed_s: float | None = None
+    version: int = JSON_VERSION
+
+    @property
+    def accepted(self) -> bool:
+        return self.verdict is Verdict.ACCEPTED
+
+    def to_dict(self, candidate_view: bool = False) -> dict:
+        """Plain JSON-able dict; `candidate_view` drops the seed (it regenerates the hidden inputs)."""
+        d = asdict(self)
+        d["verdict"] = self.verdict.value
+        if candidate_view:
+            d.pop("seed", None)
+        return _finite(d)
+
+    def to_json(self, candidate_view: bool = False, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(candidate_view), indent=indent)
+
+    def render_text(self) -> str:
+        return render_text(self)
+
+
+def _finite(value):
+    """JSON has no NaN/Infinity: spell them as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _fmt_num(x) -> str:
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    return str(x)
+
+
+def _fmt_bytes(n: int | None) -> str:
+    if n is None:
+        return "?"
+    return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB"
+
+
+def render_text(r: Report) -> str:
+    """Readable report for a terminal or a page."""
+    lines = [f"{r.task} on {r.backend}: {r.verdict.title.upper()}", r.message, ""]
+    if r.tests:
+        lines.append("Tests")
+        for t in r.tests:
+            sizes = ", ".join(f"{k}={v}" for k, v in t.sizes.items())
+            state = {True: "pass", False: "FAIL", None: "not run"}[t.passed]
+            err = f"  max error {_fmt_num(t.max_error)}" if t.max_error is not None else ""
+            took = f"  {t.elapsed_s:.2f}s" if t.elapsed_s is not None else ""
+            lines.append(f"  {state:7s} {t.name} ({sizes}){err}{took}")
+            if t.passed is False and t.message:
+                lines.append(f"          {t.message}")
+            for m in t.mismatches:
+                lines.append(f"          at {tuple(m.index)}: got {_fmt_num(m.got)}, "
+                             f"expected {_fmt_num(m.expected)}")
+        lines.append("")
+    if r.kernels:
+        lines.append("Kernels")
+        for k in r.kernels:
+            if k.compiled is False:
+                lines.append(f"  {k.name} [{k.kind}] did not compile")
+                continue
+            occ = f"{k.occupancy:.0%} ({k.occupancy_limited_by})" if k.occupancy is not None else "?"
+            block = "x".join(map(str, k.block)) if k.block else "-"
+            lines.append(
+                f"  {k.name} [{k.kind}] regs {k.registers if k.registers is not None else '?'}, "
+                f"smem {_fmt_bytes(k.shared_bytes)} + {_fmt_bytes(k.dynamic_shared_bytes)} dynamic, "
+                f"spills {_fmt_bytes(k.spill_bytes)}, block {block}, occupancy on {k.arch} {occ}")
+        lines.append("")
+    if r.compile_log:
+        lines += ["Compiler output", *("  " + ln for ln in r.compile_log.splitlines()[:40]), ""]
+    if r.details:
+        lines += ["Details", *("  " + ln for ln in r.details.splitlines()[:40]), ""]
+    if r.timing:
+        t = r.timing
+        lines.append(f"Timing on {t.device}: median {t.median_ms:.4f} ms "
+                     f"(min {t.min_ms:.4f}, {t.repeats} repeats)")
+        if t.roofline:
+            rf = t.roofline
+            lines.append(f"  {rf['achieved_bytes_s'] / 1e9:.1f} GB/s, {rf['achieved_flops_s'] / 1e9:.1f} "
+                         f"GFLOP/s: {rf['fraction']:.0%} of the {rf['bound']} roofline")
+        lines.append("")
+    for label, text in (("Your stdout", r.stdout), ("Your stderr", r.stderr)):
+        if text:
+            lines += [label, *("  " + ln for ln in text.splitlines()[:30]), ""]
+    detail = r.score_detail or {}
+    perf = detail.get("performance")
+    lines.append(f"Score {r.score:g} / {detail.get('max', 100):g}"
+                 + (f" (correctness {detail.get('correctness', 0):g}, performance {perf:g})"
+                    if perf is not None else ""))
+    return "\n".join(lines)
