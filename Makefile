@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 export FLASK_APP := app
 
-.PHONY: run test test-sqlite test-postgres db starter system-deps bench clean
+.PHONY: run test db starter system-deps test-system-deps bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,16 +19,26 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@
 
-# Debian packages: bubblewrap (the judge's sandbox) and g++ (the CPU backend's compiler).
-system-deps:
-	@missing=""; \
-	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
-	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
+# Debian packages: bubblewrap (the judge's sandbox) and g++ (the CPU backend's compiler);
+# for the tests also Chromium and its driver (browser tests of the pages).
+APT_INSTALL = \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  elif command -v sudo >/dev/null 2>&1; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  else echo "please install:$$missing"; exit 1; fi; \
 	fi
+
+system-deps:
+	@missing=""; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
+	$(APT_INSTALL)
+
+test-system-deps: system-deps
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium-driver"; \
+	$(APT_INSTALL)
 
 db: $(VENV)/.installed
 	$(BIN)/flask db upgrade
@@ -39,7 +49,7 @@ starter: db
 run: system-deps starter
 	$(BIN)/flask run --host 127.0.0.1 --port 5000
 
-test: system-deps $(VENV)/.installed-dev
+test: test-system-deps $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q
 	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -m db
 

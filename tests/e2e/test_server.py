@@ -1,24 +1,11 @@
-"""The real server, as a user starts it: migrations, starter jobs, HTTP on a local port."""
+"""The real server, as a user starts it, driven over HTTP."""
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.db, pytest.mark.slow]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _call(base, method, path, body=None, token=None):
@@ -33,32 +20,6 @@ def _call(base, method, path, body=None, token=None):
             return resp.status, json.loads(raw) if raw else None
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read() or b"null")
-
-
-@pytest.fixture(scope="module")
-def server(new_database):
-    env = dict(os.environ, FLASK_APP="app", DATABASE_URL=new_database(),
-               KERNELPATH_SECRET_KEY="e2e")
-    flask = [sys.executable, "-m", "flask"]
-    subprocess.run(flask + ["db", "upgrade"], cwd=ROOT, env=env, check=True, capture_output=True)
-    loaded = subprocess.run(flask + ["jobs", "load-starter"], cwd=ROOT, env=env, check=True,
-                            capture_output=True, text=True)
-    port = _free_port()
-    proc = subprocess.Popen(flask + ["run", "--port", str(port)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(base + "/api/v1/openapi.json", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        proc.kill()
-        pytest.fail("server did not start: " + proc.stdout.read().decode()[-2000:])
-    yield base, loaded.stdout
-    proc.terminate()
-    proc.wait(timeout=10)
 
 
 def test_starter_jobs_are_served(server):

@@ -1,0 +1,54 @@
+"""A real browser (headless Chromium) against the real server: paste a posting, read the parse."""
+import shutil
+
+import pytest
+
+pytestmark = [pytest.mark.db, pytest.mark.slow]
+
+webdriver = pytest.importorskip("selenium.webdriver")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        pytest.skip("Chromium and chromedriver are not installed (make system-deps installs them)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                 "--disable-sync"):
+        options.add_argument(flag)
+    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def test_paste_a_posting_and_see_its_parse(server, browser):
+    from selenium.webdriver.common.by import By
+
+    base, _ = server
+    browser.get(base + "/")
+    posting = ("Senior RTL Design Engineer\nRequirements:\n- 6+ years of Verilog and System Verilog\n"
+               "- UVM testbenches\n- BS/MS in EE\nPay: $170,000 - $230,000")
+    browser.find_element(By.NAME, "text").send_keys(posting)
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    assert browser.find_element(By.ID, "primary-track").text == "hardware_design"
+    skills = browser.find_element(By.ID, "skills").text
+    assert "Verilog" in skills and "UVM" in skills
+    assert "170,000" in browser.page_source
+
+
+def test_job_list_filters_by_track(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    base, _ = server
+    browser.get(base + "/jobs/")
+    Select(browser.find_element(By.NAME, "track")).select_by_value("architecture_modeling")
+    browser.find_element(By.CSS_SELECTOR, "form button").click()
+    rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tr")[1:]
+    assert rows and all("architecture_modeling" in r.text for r in rows)
+    rows[0].find_element(By.TAG_NAME, "a").click()
+    assert browser.find_element(By.ID, "primary-track").text == "architecture_modeling"
