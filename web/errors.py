@@ -10,9 +10,9 @@ def _first_field(errors, prefix=""):
             if key in ("json", "query", "form", "headers", "path", "files"):
                 return _first_field(value, prefix)
             if key == "_schema":
-                return prefix.rstrip(".") or None
+                return prefix.rstrip(".") or "body"
             return _first_field(value, f"{prefix}{key}.")
-    return prefix.rstrip(".") or None
+    return prefix.rstrip(".") or "body"
 
 
 def _first_message(errors):
@@ -41,7 +41,7 @@ def register(app: Flask) -> None:
         messages = data.get("messages") or data.get("errors")
         field = data.get("field") or (_first_field(messages) if messages else None)
         message = data.get("message") or exc.description or exc.name
-        if messages and exc.code == 422:
+        if messages:
             detail = _first_message(messages)
             message = f"{field}: {detail}" if field and detail else (detail or message)
         return jsonify(error_body(exc.code, message, field, messages)), exc.code

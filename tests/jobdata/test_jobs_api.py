@@ -143,3 +143,16 @@ def test_unknown_api_route_is_json_404(client):
     resp = client.get("/api/v1/nothing-here")
     assert resp.status_code == 404
     assert resp.get_json()["status"] == 404
+
+
+@pytest.mark.parametrize("body, status", [("{bad", 400), ("[1, 2]", 422), ('"text"', 422)])
+def test_malformed_bodies_are_json_errors_about_the_body(client, body, status):
+    resp = client.post("/api/v1/jobs/parse", data=body, content_type="application/json")
+    assert resp.status_code == status
+    assert resp.get_json()["field"] == "body"
+    assert resp.get_json()["message"].startswith("body: ")
+
+
+def test_unknown_fields_are_refused_by_name(client):
+    resp = client.post("/api/v1/jobs/parse", json={"text": "CUDA", "colour": "red"})
+    assert resp.status_code == 422 and resp.get_json()["field"] == "colour"
