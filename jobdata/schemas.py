@@ -69,17 +69,6 @@ class JobUpdateSchema(Schema):
     text = fields.String(validate=check_posting_text)
 
 
-class JobSchema(Schema):
-    id = fields.Integer()
-    title = fields.String()
-    location = fields.String(allow_none=True)
-    organisation = fields.Function(lambda j: {"id": j.organisation.id, "name": j.organisation.name})
-    text = fields.String()
-    parse = fields.Nested(ParseSchema)
-    created_at = fields.DateTime()
-    updated_at = fields.DateTime()
-
-
 class JobSummarySchema(Schema):
     id = fields.Integer()
     title = fields.String()
@@ -92,6 +81,12 @@ class JobSummarySchema(Schema):
     salary = fields.Function(lambda j: j.parse.get("salary"))
     skills = fields.Function(lambda j: [s.skill_id for s in j.skills])
     created_at = fields.DateTime()
+
+
+class JobSchema(JobSummarySchema):
+    text = fields.String()
+    parse = fields.Nested(ParseSchema)
+    updated_at = fields.DateTime()
 
 
 class JobQuerySchema(Schema):
