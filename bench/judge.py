@@ -2,7 +2,8 @@
 
 cpu: median wall time of judging each reference solution (child start, imports, NVRTC, emulator
 compile, every test), then the emulator's own kernel table when bench/emulator_kernels.py exists.
-cuda: the timing and roofline position of each reference solution (needs a GPU).
+cuda: the timing of each reference solution (needs a GPU): median, 95% CI, repeats, GB/s,
+GFLOP/s, fraction of the roofline and flags.
 """
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ def bench_cpu(selected: list[str], repeats: int) -> int:
 
 
 def bench_cuda(selected: list[str]) -> int:
+    """One judged run per reference solution; its timing as a table row. Non-zero exit when a
+    reference is not accepted or its timing is flagged."""
     try:
         import cupy
         cupy.cuda.runtime.getDeviceCount()
@@ -55,18 +58,29 @@ def bench_cuda(selected: list[str]) -> int:
         print(f"no GPU: {type(exc).__name__}: {exc}")
         return 1
     from assessments.judge import judge
-    print(f"{'task':20s} {'verdict':12s} {'median ms':>10s} {'GB/s':>8s} {'GFLOP/s':>9s} "
-          f"{'roofline':>8s} {'bound':>7s} {'score':>6s}")
+    print(f"{'task':18s} {'verdict':12s} {'median_ms':>10s} {'ci_low':>10s} {'ci_high':>10s} "
+          f"{'repeats':>7s} {'GB/s':>8s} {'GFLOP/s':>9s} {'roofline':>8s} {'bound':>7s} {'score':>6s} flags")
+    worst, device, peaks = 0, None, None
     for slug, source in _solutions(selected):
         r = judge(slug, source, backend="cuda", seed=0)
-        if r.timing and r.timing.roofline:
-            rf = r.timing.roofline
-            print(f"{slug:20s} {r.verdict.value:12s} {r.timing.median_ms:10.4f} "
-                  f"{rf['achieved_bytes_s'] / 1e9:8.1f} {rf['achieved_flops_s'] / 1e9:9.1f} "
-                  f"{rf['fraction']:8.1%} {rf['bound']:>7s} {r.score:6.1f}")
+        t = r.timing
+        if t and t.roofline:
+            device, peaks = t.device, t.peaks
+            ci = [f"{x:10.4f}" if x is not None else f"{'-':>10s}" for x in (t.ci_low_ms, t.ci_high_ms)]
+            print(f"{slug:18s} {r.verdict.value:12s} {t.median_ms:10.4f} {ci[0]} {ci[1]} {t.repeats:7d} "
+                  f"{t.achieved_gb_s:8.1f} {t.achieved_gflop_s:9.1f} {t.roofline_fraction:8.1%} "
+                  f"{t.roofline['bound']:>7s} {r.score:6.1f} {','.join(t.flags) or '-'}")
+            worst |= r.verdict.value != "accepted" or bool(t.flags)
         else:
-            print(f"{slug:20s} {r.verdict.value:12s} {'-':>10s}  {r.message}")
-    return 0
+            print(f"{slug:18s} {r.verdict.value:12s} {'-':>10s}  {r.message}")
+            worst = 1
+        sys.stdout.flush()
+    if peaks:
+        print(f"\n{device}: peaks {peaks['bandwidth_bytes_s'] / 1e9:.0f} GB/s, "
+              f"{peaks['flops_s'] / 1e12:.1f} TFLOP/s FP32"
+              + (f", {peaks['tensor_flops_s'] / 1e12:.1f} TFLOP/s TF32" if peaks.get("tensor_flops_s") else "")
+              + f" ({peaks['source']})")
+    return int(worst)
 
 
 def main(argv: list[str] | None = None) -> int:

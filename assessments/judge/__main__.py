@@ -1,4 +1,5 @@
-"""CLI: python -m assessments.judge --task SLUG --backend cpu|cuda [--json] [--seed N] FILE.
+"""CLI: python -m assessments.judge --task SLUG --backend cpu|cuda [--json] [--seed N]
+[--unsafe-no-sandbox] FILE.
 
 Exits 0 whenever a verdict was reached (whatever it is); 2 for usage errors such as an unknown
 task or a missing file, with a one-line message on stderr.
@@ -18,6 +19,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--seed", type=int, default=None, help="input seed (default: secret, random)")
     parser.add_argument("--no-timing", action="store_true", help="skip the timing run on cuda")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run the code without bubblewrap: only for your own code on your own "
+                             "machine (the report records it)")
     args = parser.parse_args(argv)
 
     from .engine import UnknownTask, judge, resolve_task
@@ -32,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
-    report = judge(task, source, backend=args.backend, seed=args.seed, timing=not args.no_timing)
+    if args.unsafe_no_sandbox:
+        print("warning: --unsafe-no-sandbox: the submission runs with your user's rights",
+              file=sys.stderr)
+    report = judge(task, source, backend=args.backend, seed=args.seed, timing=not args.no_timing,
+                   unsafe_no_sandbox=args.unsafe_no_sandbox)
     try:
         print(report.to_json() if args.json else report.render_text())
     except BrokenPipeError:

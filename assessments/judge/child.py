@@ -40,6 +40,8 @@ class Child:
         self.solve = None
         self.solution_path: str | None = None
         self.arch = "sm_90"
+        self.gpu = None        # CUDA entry points captured before the submission is imported
+        self.harness = None    # the timing harness, once time_setup succeeded
 
     # -- channel -----------------------------------------------------------------------------
     def send(self, message: dict) -> None:
@@ -101,17 +103,36 @@ class Child:
         return {"ok": True, "elapsed_s": elapsed,
                 "returned": None if returned is None else type(returned).__name__}
 
-    def op_time(self, msg: dict) -> dict:
+    def op_time_setup(self, msg: dict) -> dict:
+        """Place the benchmark's input variants and the buffer pool (see backends/cuda/timing.py)."""
         self._require_solve()
-        if self.backend != "cuda":
+        if self.backend != "cuda" or self.gpu is None:
             return {"ok": False, "error": {"type": "Unsupported", "kind": "protocol",
                                            "message": "timing needs the cuda backend"}}
-        args, _ = self._arguments(msg)
+        import numpy as np
         from .backends.cuda import timing
-        result = timing.time_solve(self.cp, self.solve, args, warmup=int(msg.get("warmup", 3)),
-                                   repeats=int(msg.get("repeats", 20)),
-                                   budget_s=float(msg.get("budget_s", 10.0)))
-        return {"ok": True, **result}
+        variants = []
+        for v in msg["variants"]:
+            with np.load(str(self.scratch / v["inputs"]), allow_pickle=False) as data:
+                variants.append(({k: data[k] for k in data.files}, v["args"]))
+        self.harness = timing.Harness(self.gpu, self.solve)
+        info = self.harness.setup(variants, int(msg.get("slots", 8)), int(msg.get("pool_bytes", 1 << 33)))
+        return {"ok": True, **info}
+
+    def op_time_batch(self, msg: dict) -> dict:
+        """One batch of repeats; the parent's clock around this request is the wall time."""
+        if self.harness is None:
+            raise RuntimeError("time_setup did not succeed")
+        plan = [(int(s), int(v)) for s, v in msg["plan"]]
+        return {"ok": True, **self.harness.batch(plan, empty=bool(msg.get("empty", False)))}
+
+    def op_time_fetch(self, msg: dict) -> dict:
+        """Write one slot's arrays to a file in scratch for the parent to check."""
+        if self.harness is None:
+            raise RuntimeError("time_setup did not succeed")
+        import numpy as np
+        np.savez(str(self.scratch / msg["output"]), **self.harness.fetch(int(msg["slot"])))
+        return {"ok": True}
 
     def op_exit(self, msg: dict) -> dict:
         return {"ok": True, "bye": True}
@@ -134,6 +155,8 @@ class Child:
                 import cupy
                 if cupy.cuda.runtime.getDeviceCount() < 1:
                     raise RuntimeError("CuPy sees no GPU")
+                from .backends.cuda import timing
+                self.gpu = timing.capture(cupy)
                 from .backends.cuda import wrap
                 self.arch = wrap.device_arch(cupy)
                 kernel_log.configure(arch=self.arch, gate=True, gate_fatal=False)

@@ -1,6 +1,7 @@
 """The judge's pipeline: static checks, the child run of every test, timing, score and report."""
 from __future__ import annotations
 
+import contextlib
 import secrets
 import shutil
 import tempfile
@@ -11,17 +12,17 @@ from pathlib import Path
 
 import numpy as np
 
-from . import evaluate, scoring, static
+from . import evaluate, sandbox, scoring, static
 from .outcome import Outcome, Scrubber, from_death, from_error, from_incidents
-from .report import Report, TestReport, TimingReport
+from .report import Report, TestReport
 from .runner import ChildDied, ChildProcess
-from .sandbox import DEFAULT_LIMITS, REPO_ROOT, Limits, SandboxSpec
+from .sandbox import BUBBLEWRAP, DEFAULT_LIMITS, REPO_ROOT, UNSAFE, Limits, SandboxSpec
 from .verdicts import Verdict
 
 BACKENDS = ("cpu", "cuda")
 SOLUTION_FILE = "solution.py"
-BENCH_STREAM = 1_000_000   # rng stream of the timing inputs, apart from the tests' streams
-TIMING_WARMUP, TIMING_REPEATS, TIMING_BUDGET_S = 3, 20, 10.0
+# Timing knobs (repeats, pool, re-checks): backends/cuda/session.py; tests may replace this.
+TIMING_CONFIG = None
 
 
 class UnknownTask(KeyError):
@@ -54,14 +55,21 @@ class _Run:
     snapshot: dict = field(default_factory=lambda: {"kernels": [], "incidents": []})
     incidents_seen: int = 0
     arch: str = "sm_90"
+    gpu: dict = field(default_factory=dict)   # GPU lock state (cuda), for the timing report
+    isolation: str = BUBBLEWRAP
+    static_checks: bool = True
 
 
 def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
-          limits: Limits | None = None, timing: bool = True, wrapper=None) -> Report:
+          limits: Limits | None = None, timing: bool = True, wrapper=None,
+          unsafe_no_sandbox: bool = False, static_checks: bool = True) -> Report:
     """Judge `source` (a submission's text) on `task` (slug or Task) and return the report.
 
     Always returns a report with a final verdict; raises only for caller errors (UnknownTask, a
-    backend name that does not exist).
+    backend name that does not exist). The code runs under bubblewrap; where that cannot run the
+    report is an internal_error saying so, unless `unsafe_no_sandbox` (one's own code only).
+    `static_checks=False` exists for the hostile-submission tests, which show the sandbox alone
+    contains each attack; `wrapper` replaces the sandbox with a test's own command.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
@@ -71,7 +79,8 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     report = Report(task=task.slug, backend=backend, verdict=Verdict.INTERNAL_ERROR, message="",
                     seed=seed,
                     tests=[TestReport(c.name, dict(c.dims)) for c in task.tests.get(backend, ())])
-    run = _Run(task, backend, source, seed, limits or DEFAULT_LIMITS[backend], report)
+    run = _Run(task, backend, source, seed, limits or DEFAULT_LIMITS[backend], report,
+               isolation=UNSAFE if unsafe_no_sandbox else BUBBLEWRAP, static_checks=static_checks)
     try:
         _judge(run, wrapper, timing)
     except Exception as exc:  # the service needs a final status even when the judge breaks
@@ -79,8 +88,9 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
         report.message = f"the judge failed: {type(exc).__name__}: {exc}"
         report.details = run.scrub("".join(traceback.format_exception(exc))[-4000:])
     report.message = run.scrub(report.message)
-    sc = scoring.score(report.verdict, backend,
-                       report.timing.roofline["fraction"] if report.timing and report.timing.roofline else None)
+    t = report.timing
+    sc = scoring.score(report.verdict, backend, t.roofline["fraction"] if t and t.roofline else None,
+                       eligible=bool(t.leaderboard_eligible) if t else True)
     report.score, report.score_detail = sc.total, sc.to_dict()
     report.elapsed_s = round(time.monotonic() - started, 3)
     return report
@@ -95,20 +105,32 @@ def _finish(run: _Run, outcome: Outcome) -> None:
 
 def _judge(run: _Run, wrapper, timing: bool) -> None:
     task = run.task
-    result = static.check(run.source, arity=len(task.args), arg_names=tuple(a.name for a in task.args),
-                          filename=SOLUTION_FILE)
-    if not result.ok:
-        _finish(run, Outcome(result.verdict, result.message))
-        return
+    if run.static_checks:
+        result = static.check(run.source, arity=len(task.args),
+                              arg_names=tuple(a.name for a in task.args), filename=SOLUTION_FILE)
+        if not result.ok:
+            _finish(run, Outcome(result.verdict, result.message))
+            return
+    if wrapper is None and run.isolation == BUBBLEWRAP:
+        usable, why = sandbox.probe()
+        if not usable:
+            _finish(run, Outcome(Verdict.INTERNAL_ERROR, sandbox.refusal_message(why)))
+            return
     scratch = Path(tempfile.mkdtemp(prefix="kp-judge-"))
     run.scrub = Scrubber(scratch, REPO_ROOT)
     try:
         (scratch / SOLUTION_FILE).write_text(run.source, encoding="utf-8")
-        spec = SandboxSpec(scratch=scratch, backend=run.backend, limits=run.limits, wrapper=wrapper)
+        core = sandbox.trusted_core() if run.backend == "cpu" and wrapper is None else None
+        spec = SandboxSpec(scratch=scratch, backend=run.backend, limits=run.limits, wrapper=wrapper,
+                           isolation=run.isolation, emulator_core=core)
+        run.report.sandbox = spec.mode
         run.child = ChildProcess(spec)
-        with run.child:
-            _drive(run, timing)
-            _collect_output(run)
+        try:
+            with _gpu_exclusive(run), run.child:
+                _drive(run, timing)
+                _collect_output(run)
+        except ChildDied as died:  # only start() raises it: bubblewrap refused to build the sandbox
+            _finish(run, Outcome(Verdict.INTERNAL_ERROR, f"the sandbox did not start: {died.detail}"))
     finally:
         run.report.kernels = evaluate.kernel_reports(run.snapshot.get("kernels", []), run.arch)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -172,8 +194,18 @@ def _write_inputs(run: _Run, inputs: dict, path: Path) -> list[dict]:
         else:
             arrays[a.name] = np.ascontiguousarray(value)
             args.append({"array": a.name})
+    _clear(path)
     np.savez(path, **arrays)
     return args
+
+
+def _clear(path: Path) -> None:
+    """Make room for a file the parent writes where the child could have put something else."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def _run_test(run: _Run, index: int, case, checking: bool) -> Outcome | None:
@@ -184,9 +216,17 @@ def _run_test(run: _Run, index: int, case, checking: bool) -> Outcome | None:
     expected = task.reference(inputs)
     name_in, name_out = f"t{index}.in.npz", f"t{index}.out.npz"
     scratch = run.child.spec.scratch
-    args = _write_inputs(run, inputs, scratch / name_in)
     sizes = ", ".join(f"{k}={v}" for k, v in case.dims.items())
     phase = f"on test '{case.name}' ({sizes})"
+    try:
+        args = _write_inputs(run, inputs, scratch / name_in)
+    except OSError as exc:  # the child's scratch is its own: it can fill it (ENOSPC) or wreck it
+        outcome = Outcome(Verdict.RUNTIME_ERROR,
+                          f"the judge could not hand your program the inputs {phase}: its scratch "
+                          f"space is full or unusable ({exc.strerror or type(exc).__name__}; "
+                          f"{run.limits.scratch_size // 2 ** 20} MiB at most)")
+        t.passed, t.verdict, t.message = False, outcome.verdict.value, outcome.message
+        return outcome
     outcome, ans = _request(run, {"op": "run", "inputs": name_in, "output": name_out, "args": args,
                                   "checking": checking,
                                   "kernel_timeout_s": run.limits.kernel_timeout_s}, phase)
@@ -195,6 +235,13 @@ def _run_test(run: _Run, index: int, case, checking: bool) -> Outcome | None:
         return outcome
     elapsed = ans.get("elapsed_s")
     t.elapsed_s = round(float(elapsed), 4) if isinstance(elapsed, (int, float)) else None
+    stray = run.child.stray_tasks() if run.backend == "cpu" else 0
+    if stray:
+        outcome = Outcome(Verdict.RUNTIME_ERROR,
+                          f"solve returned while {stray} thread(s) or process(es) it started were "
+                          f"still running {phase}; finish all work before returning")
+        t.passed, t.verdict, t.message = False, outcome.verdict.value, outcome.message
+        return outcome
     originals = {a.name: np.asarray(inputs[a.name]) for a in task.args if a.role != "scalar"}
     got = evaluate.load_arrays(scratch / name_out, originals, phase)
     if isinstance(got, Outcome):
@@ -210,36 +257,35 @@ def _run_test(run: _Run, index: int, case, checking: bool) -> Outcome | None:
     return outcome
 
 
+def _gpu_exclusive(run: _Run):
+    """The machine-wide lock on the GPU for the child's whole life (cuda); nothing on cpu."""
+    if run.backend != "cuda":
+        return contextlib.nullcontext()
+    from .backends.cuda import guard
+
+    lock = guard.GpuLock()
+    run.gpu = lock.info
+    return lock
+
+
 def _time(run: _Run) -> Outcome | None:
-    task = run.task
-    dims = dict(task.bench["cuda"])
-    rng = np.random.default_rng([run.seed, BENCH_STREAM])
-    inputs = task.generate(rng, dims)
-    scratch = run.child.spec.scratch
-    args = _write_inputs(run, inputs, scratch / "bench.in.npz")
-    del inputs
-    outcome, ans = _request(run, {"op": "time", "inputs": "bench.in.npz", "args": args,
-                                  "warmup": TIMING_WARMUP, "repeats": TIMING_REPEATS,
-                                  "budget_s": TIMING_BUDGET_S},
-                            f"at the benchmark size ({', '.join(f'{k}={v}' for k, v in dims.items())})")
-    if outcome:
-        return outcome
-    times = ans.get("times_ms")
-    # The statistics are taken here from the raw samples: the child's own summary is not trusted.
-    if not (isinstance(times, list) and times
-            and all(isinstance(x, (int, float)) and np.isfinite(x) and x > 0 for x in times)):
-        return Outcome(Verdict.RUNTIME_ERROR, "the timing run returned no usable measurements")
-    median = float(np.median(times))
-    nbytes, flops = task.cost(dims)
-    peaks = scoring.H100_NOMINAL
-    roof = scoring.roofline(median / 1e3, nbytes, flops, peaks)
-    run.report.timing = TimingReport(
-        dims=dims, median_ms=median, min_ms=float(min(times)), max_ms=float(max(times)),
-        repeats=len(times), warmup=TIMING_WARMUP, device=str(ans.get("device", "GPU"))[:100],
-        roofline=roof.to_dict(), peaks=peaks.to_dict())
-    if roof.below_floor:
-        run.report.message += "; the measured time is below the physical floor and needs review"
-    return None
+    """Time the accepted solution at the benchmark size (backends/cuda/session.py decides)."""
+    from .backends.cuda import guard, peaks, session
+
+    token = guard.gpu_token()
+    gpu = dict(run.gpu)
+    gpu.update(guard.wait_until_idle(token))
+    measured = peaks.for_device(token)
+    sess = session.TimingSession(
+        run.task, dict(run.task.bench["cuda"]), run.seed,
+        lambda message, phase: _request(run, message, phase), run.child.spec.scratch, measured,
+        gpu=gpu, config=TIMING_CONFIG)
+    timing, outcome = sess.run()
+    run.report.timing = timing
+    if outcome is None and timing is not None and timing.flags:
+        run.report.message += (f"; the timing is flagged for review ({', '.join(timing.flags)}) "
+                               "and stays off the leaderboard")
+    return outcome
 
 
 def _collect_output(run: _Run) -> None:

@@ -142,9 +142,21 @@ def from_death(died, *, backend: str, phase: str, stderr: str, limits) -> Outcom
     if died.reason == "channel":
         return Outcome(Verdict.RUNTIME_ERROR, f"your program corrupted the judge's channel {phase}",
                        details=died.detail)
+    if died.reason == "processes":
+        return Outcome(Verdict.RUNTIME_ERROR,
+                       f"your program started more processes or threads than allowed "
+                       f"({limits.processes} at once) {phase}")
+    if died.reason == "sandbox":
+        return Outcome(Verdict.INTERNAL_ERROR, f"the sandbox did not start: {died.detail}")
+    if getattr(died, "oom_killed", False):
+        cap = f" (limit {limits.memory / 2 ** 30:.0f} GiB)" if limits.memory else ""
+        return Outcome(Verdict.MEMORY_LIMIT_EXCEEDED, f"ran out of memory{cap} {phase}")
     sig = died.signal
     if sig == signal.SIGXCPU:
         return Outcome(Verdict.TIME_LIMIT_EXCEEDED, f"CPU time limit of {limits.cpu_s} s exceeded {phase}")
+    if sig == signal.SIGKILL and getattr(died, "oom_killed", None) is False:
+        # The run's cgroup saw no out-of-memory kill: the program ignored SIGXCPU or killed itself.
+        return Outcome(Verdict.RUNTIME_ERROR, f"your program was killed {phase} (SIGKILL)")
     if sig == signal.SIGKILL:
         return Outcome(Verdict.MEMORY_LIMIT_EXCEEDED, f"your program was killed {phase} (out of memory)")
     if sig in (signal.SIGSEGV, signal.SIGBUS):

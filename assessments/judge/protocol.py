@@ -6,8 +6,13 @@ Requests (parent -> child), each answered by one line carrying "ok":
   {"op": "run", "inputs": "t0.in.npz", "output": "t0.out.npz", "checking": true,
    "args": [{"array": "a"}, ..., {"scalar": 7}]}
       -> {"ok": true, "elapsed_s": 0.01, "returned": null, "kernels": [...], "incidents": [...]}
-  {"op": "time", "inputs": "bench.in.npz", "args": [...], "warmup": 3, "repeats": 20}
-      -> {"ok": true, "times_ms": [...], "device": "NVIDIA H100 80GB HBM3", ...}
+  Timing (cuda; backends/cuda/timing.py in the child, session.py in the parent):
+  {"op": "time_setup", "variants": [{"inputs": "bench.v0.in.npz", "args": [...]}, ...],
+   "slots": 8, "pool_bytes": 8589934592}
+      -> {"ok": true, "device": "NVIDIA H100 80GB HBM3", "slots": 8, "flush_bytes": ..., ...}
+  {"op": "time_batch", "plan": [[slot, variant], ...], "empty": false}
+      -> {"ok": true, "events_ms": [...], "child_wall_s": 0.1}
+  {"op": "time_fetch", "slot": 3, "output": "bench.fetch.npz"} -> {"ok": true}
   {"op": "exit"} -> {"ok": true}
 A failed request answers {"ok": false, "error": {"type", "kind", "message", "where", "traceback",
 "log"?}} where kind is the child's classification (memory, compile, illegal_address, emulator kind,

@@ -58,7 +58,7 @@ class KernelReport:
 
 @dataclass
 class TimingReport:
-    """A first timing of an accepted solution (cuda backend)."""
+    """The timing of an accepted solution (cuda backend); see backends/cuda/ and the README."""
 
     dims: dict
     median_ms: float
@@ -69,6 +69,22 @@ class TimingReport:
     device: str
     roofline: dict | None = None
     peaks: dict | None = None
+    ci_low_ms: float | None = None            # distribution-free CI of the median
+    ci_high_ms: float | None = None
+    confidence: float = 0.95
+    ci_rel_halfwidth: float | None = None
+    converged: bool | None = None             # the CI got within the target before the budget ran out
+    stop_reason: str = ""
+    achieved_gb_s: float | None = None
+    achieved_gflop_s: float | None = None
+    roofline_fraction: float | None = None
+    physical_floor_ms: float | None = None
+    flags: list[str] = field(default_factory=list)   # e.g. below_physical_floor
+    leaderboard_eligible: bool = False
+    wall: dict | None = None                  # events vs the parent's wall clock
+    harness: dict | None = None               # flush, persisting L2 reset, buffer pool, re-checks
+    gpu: dict | None = None                   # lock and idle wait before timing
+    times_ms: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -90,6 +106,7 @@ class Report:
     stderr: str = ""
     seed: int | None = None
     elapsed_s: float | None = None
+    sandbox: str | None = None               # how the code ran: "bubblewrap", "none (--unsafe-no-sandbox)"
     version: int = JSON_VERSION
 
     @property
@@ -170,12 +187,16 @@ def render_text(r: Report) -> str:
         lines += ["Details", *("  " + ln for ln in r.details.splitlines()[:40]), ""]
     if r.timing:
         t = r.timing
-        lines.append(f"Timing on {t.device}: median {t.median_ms:.4f} ms "
+        ci = (f", {t.confidence:.0%} CI [{t.ci_low_ms:.4f}, {t.ci_high_ms:.4f}]"
+              if t.ci_low_ms is not None and t.ci_high_ms is not None else "")
+        lines.append(f"Timing on {t.device}: median {t.median_ms:.4f} ms{ci} "
                      f"(min {t.min_ms:.4f}, {t.repeats} repeats)")
         if t.roofline:
             rf = t.roofline
             lines.append(f"  {rf['achieved_bytes_s'] / 1e9:.1f} GB/s, {rf['achieved_flops_s'] / 1e9:.1f} "
                          f"GFLOP/s: {rf['fraction']:.0%} of the {rf['bound']} roofline")
+        if t.flags:
+            lines.append(f"  flagged for review ({', '.join(t.flags)}): not on the leaderboard")
         lines.append("")
     for label, text in (("Your stdout", r.stdout), ("Your stderr", r.stderr)):
         if text:
@@ -185,4 +206,6 @@ def render_text(r: Report) -> str:
     lines.append(f"Score {r.score:g} / {detail.get('max', 100):g}"
                  + (f" (correctness {detail.get('correctness', 0):g}, performance {perf:g})"
                     if perf is not None else ""))
+    if r.sandbox and r.sandbox != "bubblewrap":
+        lines.append(f"Sandbox: {r.sandbox}")
     return "\n".join(lines)

@@ -1,22 +1,40 @@
-"""How the untrusted child is started: limits, environment and the command line.
+"""How the untrusted child is started: bubblewrap, resource limits and a scrubbed environment.
 
-Today the wall is resource limits plus a clean environment. The command builder is the seam where
-bubblewrap goes (`SandboxSpec.wrapper`): a wrapper receives the plain command and returns the
-wrapped one, and `unsafe_no_sandbox` will be the explicit opt-out once wrapping is the default.
+The child runs under bubblewrap with no network, its own PID, IPC and UTS namespaces, an
+unprivileged uid in a user namespace, no capabilities, and a filesystem of read-only binds of what
+it needs (the system's /usr, the interpreter, a few site-packages, the judge's child-side modules)
+plus a size-capped tmpfs as its only writable place. The reference, the checks, the task bank and
+the seed stay outside. Limits are rlimits set before exec plus a per-run cgroup (cgroups.py).
 """
 from __future__ import annotations
 
+import glob
+import json
 import os
+import platform
 import resource
+import shutil
 import signal
+import site
+import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from . import cgroups, seccomp
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHILD_MODULE = "assessments.judge.child"
 GiB = 1024 ** 3
+MiB = 1024 ** 2
+
+BUBBLEWRAP = "bubblewrap"
+UNSAFE = "none (--unsafe-no-sandbox)"
+CUSTOM = "custom wrapper"
+SANDBOX_UID = 65534  # nobody: the child holds no capabilities and owns nothing outside
+CAPTURE_FILES = ("stdout.txt", "stderr.txt")   # the parent's capture of the child's output
 
 
 @dataclass(frozen=True)
@@ -27,8 +45,12 @@ class Limits:
     wall_s: float = 120.0            # the whole run, enforced by the parent
     op_wall_s: float = 20.0          # one request (load, one test, timing)
     kernel_timeout_s: float = 10.0   # one emulated launch (cpu): an endless kernel ends as an incident
-    address_space: int | None = 4 * GiB   # RLIMIT_AS; None on a GPU (CUDA maps huge ranges)
+    address_space: int | None = 4 * GiB   # RLIMIT_AS per process; None on a GPU (CUDA maps huge ranges)
+    data_size: int | None = None          # RLIMIT_DATA per process (where RLIMIT_AS is off)
+    memory: int | None = 6 * GiB          # cgroup memory cap over all of the run's processes
+    processes: int = 64                   # processes and threads at once (cgroup pids.max or watchdog)
     file_size: int = 512 * 1024 ** 2      # RLIMIT_FSIZE: output .npz files and captured output
+    scratch_size: int = 1 * GiB           # the tmpfs that is the child's only writable place
     open_files: int = 256
     captured_output: int = 8 * 1024       # bytes of the candidate's stdout/stderr kept in the report
 
@@ -40,16 +62,39 @@ class Limits:
 
 DEFAULT_LIMITS = {
     "cpu": Limits(),
-    "cuda": Limits(address_space=None, cpu_s=300, wall_s=300.0, op_wall_s=60.0),
+    # CUDA reserves terabytes of virtual address space, so RLIMIT_AS cannot apply; RLIMIT_DATA
+    # (private writable mappings) and the cgroup cap bound host memory instead.
+    "cuda": Limits(address_space=None, data_size=32 * GiB, memory=48 * GiB, scratch_size=8 * GiB,
+                   cpu_s=300, wall_s=300.0, op_wall_s=60.0),
 }
 
 # Variables the child may see; everything else (tokens, database URLs, seeds) stays behind.
-_PASSED_ENV = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
+_PASSED_ENV = ("LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
                "LD_LIBRARY_PATH", "KERNELPATH_EMULATOR_CXX")
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+# The judge's files the child imports: nothing else of the repository is bound into the sandbox
+# (tests/judge/core/test_judge_sandbox.py audits this list against the child's imports).
+CHILD_FILES = ("assessments/__init__.py", "assessments/judge/__init__.py",
+               "assessments/judge/child.py", "assessments/judge/protocol.py",
+               "assessments/judge/kernel_log.py", "assessments/judge/compile.py",
+               "assessments/judge/backends/__init__.py")
+# Per backend: the CPU backend is all child-side; of backends/cuda only the modules the child loads
+# (session, guard, peaks and the rest run in the parent).
+BACKEND_FILES = {
+    "cpu": ("assessments/judge/backends/cpu",),
+    "cuda": ("assessments/judge/backends/cuda/__init__.py", "assessments/judge/backends/cuda/wrap.py",
+             "assessments/judge/backends/cuda/timing.py"),
+}
+# site-packages entries the child and the cupyx.jit helper import (numpy, CuPy and its CUDA pieces).
+SITE_ENTRIES = ("numpy", "numpy.libs", "cupy", "cupyx", "cupy_backends", "cupy_cuda*.libs", "cuda",
+                "nvidia", "fastrlock", "numpy-*.dist-info", "cupy_cuda*.dist-info",
+                "cuda_*.dist-info", "nvidia_*.dist-info", "fastrlock-*.dist-info")
+GPU_NODES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools")
 
 
 def emulator_cache_dir() -> str:
-    """Where the emulator keeps g++ builds across runs (HOME is the scratch dir in the child)."""
+    """The trusted side's emulator cache (the runtime object only; never bound writable)."""
     env = os.environ.get("KERNELPATH_EMULATOR_CACHE")
     if env:
         return env
@@ -59,17 +104,32 @@ def emulator_cache_dir() -> str:
 
 @dataclass(frozen=True)
 class SandboxSpec:
-    """What the child needs: where it runs, what it may write, its limits and fds."""
+    """What the child needs: where it runs, its limits, and how it is isolated.
+
+    `scratch` is a directory only the parent writes: the submission is placed there before the
+    start. Under bubblewrap the child sees a fresh tmpfs at the same path, with those files bound
+    read-only; without it (`isolation` UNSAFE or a custom `wrapper`) the child uses the directory.
+    """
 
     scratch: Path
     backend: str
     limits: Limits
     python: str = sys.executable
     repo_root: Path = REPO_ROOT
-    readonly_paths: tuple[Path, ...] = ()   # what a namespace wrapper binds read-only besides Python
+    readonly_paths: tuple[Path, ...] = ()   # extra read-only binds (files the wrapper's command needs)
     extra_env: dict = field(default_factory=dict)
     wrapper: Callable[["SandboxSpec", list[str]], list[str]] | None = None
-    unsafe_no_sandbox: bool = True   # True until a bubblewrap wrapper is the default; then an opt-out
+    isolation: str = BUBBLEWRAP
+    emulator_core: str | None = None        # the trusted prebuilt emulator runtime object (cpu)
+
+    @property
+    def mode(self) -> str:
+        """What the report records: bubblewrap, none, or a test's own wrapper."""
+        return CUSTOM if self.wrapper else self.isolation
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.wrapper is None and self.isolation == BUBBLEWRAP
 
 
 def child_argv(spec: SandboxSpec, request_fd: int, answer_fd: int) -> list[str]:
@@ -79,35 +139,228 @@ def child_argv(spec: SandboxSpec, request_fd: int, answer_fd: int) -> list[str]:
             "--answer-fd", str(answer_fd)]
 
 
-def build_command(spec: SandboxSpec, request_fd: int, answer_fd: int) -> list[str]:
-    """The command that starts the child, wrapped when the spec says so."""
+def build_command(spec: SandboxSpec, request_fd: int, answer_fd: int,
+                  info_fd: int | None = None, seccomp_fd: int | None = None) -> list[str]:
+    """The command that starts the child: under bubblewrap, a test's wrapper, or bare."""
     argv = child_argv(spec, request_fd, answer_fd)
-    return spec.wrapper(spec, argv) if spec.wrapper else argv
+    if spec.wrapper:
+        return spec.wrapper(spec, argv)
+    if spec.isolation == BUBBLEWRAP:
+        return bwrap_argv(spec, argv, info_fd, seccomp_fd)
+    return argv
 
 
 def child_env(spec: SandboxSpec) -> dict[str, str]:
     """A minimal environment: the repo on PYTHONPATH, scratch as HOME and TMPDIR, one BLAS thread."""
     env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
-    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    scratch = spec.scratch
     env.update({
+        "PATH": SANDBOX_PATH if spec.sandboxed else os.environ.get("PATH", SANDBOX_PATH),
         "PYTHONPATH": str(spec.repo_root), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
-        "PYTHONUNBUFFERED": "1", "HOME": str(spec.scratch), "TMPDIR": str(spec.scratch),
+        "PYTHONUNBUFFERED": "1", "HOME": str(scratch), "TMPDIR": str(scratch),
         "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-        "CUPY_CACHE_DIR": str(spec.scratch / ".cupy"),
-        "KERNELPATH_EMULATOR_CACHE": emulator_cache_dir(),
+        "CUPY_CACHE_DIR": str(scratch / ".cupy"), "CUDA_CACHE_PATH": str(scratch / ".nv"),
+        # Builds of the candidate's kernels stay in the run's own scratch: never shared.
+        "KERNELPATH_EMULATOR_CACHE": str(scratch / ".emulator"),
     })
+    if spec.emulator_core:
+        env["KERNELPATH_EMULATOR_CORE"] = spec.emulator_core
+    if spec.sandboxed and spec.backend == "cuda":
+        env.update(_gpu_env())
     env.update(spec.extra_env)
     return env
 
 
-def preexec(limits: Limits) -> Callable[[], None]:
-    """Runs in the forked child before exec: resource limits only (no allocation-heavy work)."""
+def preexec(limits: Limits, group: "cgroups.RunGroup | None" = None) -> Callable[[], None]:
+    """Runs in the forked child before exec: join the run's cgroup, set the rlimits."""
     def apply() -> None:
+        if group is not None:
+            group.attach_self()
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 2))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size, limits.file_size))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         if limits.address_space:
             resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
+        if limits.data_size:
+            resource.setrlimit(resource.RLIMIT_DATA, (limits.data_size, limits.data_size))
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     return apply
+
+
+# ---------------------------------------------------------------------------------------------
+# bubblewrap
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin:" + os.environ.get("PATH", ""))
+
+
+def _base_args(bwrap: str) -> list[str]:
+    """Namespaces, identity and the system part of the filesystem."""
+    args = [bwrap, "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+            "--disable-userns", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--hostname", "sandbox", "--die-with-parent", "--new-session",
+            "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev", "--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for etc in ("/etc/ld.so.cache", "/etc/alternatives"):
+        args += ["--ro-bind-try", etc, etc]
+    return args
+
+
+def _python_binds(python: str) -> list[str]:
+    """The interpreter's installation, the venv's metadata and only the packages the child uses."""
+    binds: list[str] = []
+    seen: set[str] = set()
+
+    def ro(path: str) -> None:
+        path = os.path.abspath(path)
+        if path in seen or path == "/usr" or path.startswith("/usr/") or not os.path.exists(path):
+            return
+        seen.add(path)
+        binds.extend(["--ro-bind", path, path])
+
+    ro(sys.base_prefix)
+    real = os.path.realpath(python)
+    if not real.startswith(os.path.abspath(sys.base_prefix) + os.sep):
+        ro(real)
+    if sys.prefix != sys.base_prefix:  # a virtual environment
+        ro(os.path.join(sys.prefix, "pyvenv.cfg"))
+        ro(os.path.join(sys.prefix, "bin"))
+    for sp in site.getsitepackages():
+        if sp.startswith(os.path.abspath(sys.base_prefix) + os.sep):
+            continue  # inside the interpreter's installation, already bound
+        for pattern in SITE_ENTRIES:
+            for path in sorted(glob.glob(os.path.join(sp, pattern))):
+                ro(path)
+    return binds
+
+
+def _repo_binds(repo: Path, backend: str) -> list[str]:
+    binds: list[str] = []
+    for rel in CHILD_FILES + BACKEND_FILES[backend]:
+        path = str(repo / rel)
+        binds += ["--ro-bind", path, path]
+    return binds
+
+
+def gpu_nodes() -> list[str]:
+    """Device nodes a CUDA run needs: the control nodes and the GPU it may use."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
+    if visible == "" or visible.isdigit():
+        gpus = [f"/dev/nvidia{int(visible or 0)}"]
+    else:
+        gpus = sorted(glob.glob("/dev/nvidia[0-9]*"))  # UUIDs or a list: leave the choice to CUDA
+    nodes = list(GPU_NODES) + gpus
+    if os.path.isdir("/dev/nvidia-caps"):
+        nodes.append("/dev/nvidia-caps")  # MIG slices are opened through these
+    return nodes
+
+
+def _gpu_env() -> dict[str, str]:
+    """With a single GPU node bound, CUDA numbers it 0 whatever the host calls it."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
+    if visible == "" or visible.isdigit():
+        return {"CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    return {}
+
+
+def _gpu_binds() -> list[str]:
+    binds: list[str] = []
+    for node in gpu_nodes():
+        binds += ["--dev-bind-try", node, node]
+    binds += ["--ro-bind-try", "/sys", "/sys"]   # the driver reads the PCI topology
+    # Driver libraries outside /usr (containers mount them elsewhere) come in read-only.
+    for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if d and os.path.isabs(d) and not d.startswith("/usr/") and os.path.isdir(d):
+            binds += ["--ro-bind", d, d]
+    return binds
+
+
+def bwrap_argv(spec: SandboxSpec, argv: list[str], info_fd: int | None,
+               seccomp_fd: int | None = None) -> list[str]:
+    """bubblewrap around the child command."""
+    bwrap = bwrap_path() or "bwrap"
+    args = _base_args(bwrap) + _python_binds(spec.python) + _repo_binds(spec.repo_root, spec.backend)
+    if spec.backend == "cuda":
+        args += _gpu_binds()
+    if spec.emulator_core:
+        args += ["--ro-bind", spec.emulator_core, spec.emulator_core]
+    for extra in spec.readonly_paths:
+        args += ["--ro-bind", str(extra), str(extra)]
+    scratch = str(spec.scratch)
+    args += ["--size", str(int(spec.limits.scratch_size)), "--tmpfs", scratch]
+    for entry in sorted(os.listdir(scratch)):
+        path = os.path.join(scratch, entry)
+        if entry not in CAPTURE_FILES and os.path.isfile(path) and not os.path.islink(path):
+            args += ["--ro-bind", path, path]  # the submission: readable, not replaceable
+    # bubblewrap leaves its root and /dev tmpfs writable: only the scratch tmpfs should be.
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", scratch]
+    if info_fd is not None:
+        args += ["--info-fd", str(info_fd)]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    return args + ["--"] + argv
+
+
+_probe_lock = threading.Lock()
+_probe_result: list[tuple[bool, str]] = []
+
+
+def probe() -> tuple[bool, str]:
+    """(True, "") when bubblewrap can build this sandbox here, else (False, why). Cached per process."""
+    with _probe_lock:
+        if not _probe_result:
+            _probe_result.append(_probe())
+        return _probe_result[0]
+
+
+def _probe() -> tuple[bool, str]:
+    bwrap = bwrap_path()
+    if bwrap is None:
+        return False, "bubblewrap (bwrap) is not installed"
+    if not seccomp.supported():
+        return False, f"the sandbox has no seccomp filter for {platform.machine()}"
+    r_fd, w_fd = os.pipe()
+    os.write(w_fd, seccomp.program())
+    os.close(w_fd)
+    cmd = (_base_args(bwrap) + _python_binds(sys.executable)
+           + ["--seccomp", str(r_fd), "--", sys.executable, "-I", "-S", "-c", ""])
+    try:
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
+                           env={"PATH": SANDBOX_PATH}, pass_fds=(r_fd,))
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"bubblewrap did not run: {exc}"
+    finally:
+        os.close(r_fd)
+    if r.returncode != 0:
+        why = r.stderr.decode(errors="replace").strip().splitlines()
+        return False, f"bubblewrap cannot build the sandbox here: {why[-1] if why else r.returncode}"
+    return True, ""
+
+
+def refusal_message(why: str) -> str:
+    return (f"refusing to run untrusted code without a sandbox: {why}. Install bubblewrap "
+            "(`make system-deps`) on a kernel that allows user namespaces, or pass "
+            "--unsafe-no-sandbox (judge(..., unsafe_no_sandbox=True)) for your own code only")
+
+
+def trusted_core() -> str | None:
+    """The emulator's runtime object, built (once) by the trusted side for read-only use."""
+    try:
+        from .backends.cpu.emulator import build
+        return str(build.core_object())
+    except Exception:
+        return None  # no compiler or no cache dir: the child builds its own copy in scratch
+
+
+def parse_info(data: bytes) -> dict:
+    """bubblewrap's --info-fd document (child-pid and namespace ids)."""
+    try:
+        info = json.loads(data.decode())
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}

@@ -25,9 +25,16 @@ REFUSED_MEMBERS = frozenset({
 })
 REFUSED_NAMES = frozenset({
     "__import__", "eval", "exec", "compile", "open", "globals", "locals", "vars", "breakpoint",
-    "__builtins__", "__loader__", "__spec__",
+    "__builtins__", "__loader__", "__spec__", "setattr", "delattr",
 })
-REFUSED_ATTRIBUTES = REFUSED_MEMBERS | frozenset({
+# Interactive builtins: refused as builtins, fine as the submission's own names (a parameter `input`).
+INTERACTIVE_BUILTINS = frozenset({"input", "exit", "quit", "help", "copyright", "credits", "license"})
+# numpy and CuPy read and write files too (and unpickle): no kernel submission needs that.
+FILE_MEMBERS = frozenset({
+    "load", "save", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile",
+    "tofile", "fromregex", "memmap", "open_memmap", "DataSource", "npyio", "dump",
+})
+REFUSED_ATTRIBUTES = REFUSED_MEMBERS | FILE_MEMBERS | frozenset({
     "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "tb_frame", "tb_next", "f_globals",
     "f_locals", "f_builtins", "f_back", "f_code", "co_code", "environ", "modules",
 })
@@ -80,7 +87,80 @@ def _check_module_path(path: str, node: ast.AST) -> None:
         raise _Refusal(f"import of '{path}' is not allowed (only the module itself)", node)
 
 
+def _root(node: ast.AST) -> str | None:
+    """The name an attribute/subscript chain starts from: `cp` for cp.cuda.Event or cp.x[0]."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _bound_names(target: ast.AST) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in _bound_names(elt)]
+    return []
+
+
+def imported_names(tree: ast.AST) -> set[str]:
+    """Names bound to imported modules or their members, and plain aliases of those
+    (`ev = cp.cuda.Event`), wherever they are bound: their attributes are not the submission's."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.asname or a.name for a in node.names)
+    assigns = [(n.targets if isinstance(n, ast.Assign) else [n.target], n.value)
+               for n in ast.walk(tree)
+               if isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and n.value is not None]
+    changed = True
+    while changed:
+        changed = False
+        for targets, value in assigns:
+            if _root(value) in names:
+                for name in (n for t in targets for n in _bound_names(t)):
+                    if name not in names:
+                        names.add(name)
+                        changed = True
+    return names
+
+
+def own_names(tree: ast.AST) -> set[str]:
+    """Every name the submission binds itself (assignments, parameters, defs, imports)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
 class _Visitor(ast.NodeVisitor):
+    def __init__(self, imported: set[str] = frozenset(), own: set[str] = frozenset()):
+        self.imported = imported
+        self.own = own
+
+    def _check_store(self, node: ast.Attribute | ast.Subscript) -> None:
+        """Assigning or deleting attributes of imported modules (cp.cuda.Event = X) or dunders."""
+        if not isinstance(node.ctx, (ast.Store, ast.Del)):
+            return
+        if isinstance(node, ast.Attribute) and _is_dunder(node.attr):
+            raise _Refusal(f"assigning or deleting attribute '{node.attr}' is not allowed", node)
+        root = _root(node.value)
+        if root in self.imported:
+            raise _Refusal(f"changing '{ast.unparse(node)}' is not allowed: imported modules and "
+                           f"what they define are read-only", node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self._check_store(node)
+        self.generic_visit(node)
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             _check_module_path(alias.name, node)
@@ -92,14 +172,18 @@ class _Visitor(ast.NodeVisitor):
         for alias in node.names:
             if alias.name == "*":
                 raise _Refusal(f"'from {node.module} import *' is not allowed", node)
-            if alias.name in REFUSED_MEMBERS or alias.name in REFUSED_NAMES or _is_dunder(alias.name):
+            if (alias.name in REFUSED_MEMBERS or alias.name in FILE_MEMBERS
+                    or alias.name in REFUSED_NAMES or _is_dunder(alias.name)):
                 raise _Refusal(f"importing '{alias.name}' from '{node.module}' is not allowed", node)
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.id in REFUSED_NAMES or (_is_dunder(node.id) and node.id not in ("__name__", "__doc__")):
             raise _Refusal(f"use of '{node.id}' is not allowed", node)
+        if node.id in INTERACTIVE_BUILTINS and node.id not in self.own:
+            raise _Refusal(f"use of '{node.id}' is not allowed", node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._check_store(node)
         self._check_attr(node.attr, node)
         self.generic_visit(node)
 
@@ -158,7 +242,7 @@ def check(source: str, arity: int | None = None, arg_names: tuple[str, ...] = ()
     except (ValueError, RecursionError) as exc:
         return StaticResult(Verdict.COMPILE_ERROR, f"the file cannot be parsed: {exc}")
     try:
-        _Visitor().visit(tree)
+        _Visitor(imported_names(tree), own_names(tree)).visit(tree)
     except _Refusal as r:
         where = f" ({filename}:{r.line})" if r.line else ""
         return StaticResult(Verdict.SECURITY_VIOLATION, f"{r.message}{where}", r.line)

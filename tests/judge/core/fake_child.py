@@ -18,9 +18,30 @@ def answer_like_a_gpu(msg, send):
         data["c"] = data["a"] + data["b"]
         np.savez(msg["output"], **data)
         send({"ok": True, "elapsed_s": 0.001, "kernels": kernels, "incidents": []})
-    elif msg["op"] == "time":
-        send({"ok": True, "times_ms": [3.0, 1.0, 2.0], "median_ms": 0.0001, "device": "Fake H100",
+    elif msg["op"] == "time_setup":
+        _TIMING["variants"] = [dict(np.load(v["inputs"])) for v in msg["variants"]]
+        _TIMING["slots"] = {}
+        send({"ok": True, "device": "Fake H100", "slots": 2, "variants": len(msg["variants"]),
               "kernels": kernels, "incidents": []})
+    elif msg["op"] == "time_batch":
+        # 1 ms a call, spent for real (sleep overshoots) so the parent's wall clock agrees.
+        import time
+        for slot, variant in msg["plan"]:
+            if not msg["empty"]:
+                until = time.perf_counter() + 0.001
+                while time.perf_counter() < until:
+                    pass
+                _TIMING["slots"][slot] = variant   # the sum itself is made when fetched
+        events = [0.0 if msg["empty"] else 1.0] * len(msg["plan"])
+        send({"ok": True, "events_ms": events, "kernels": kernels, "incidents": []})
+    elif msg["op"] == "time_fetch":
+        data = dict(_TIMING["variants"][_TIMING["slots"][msg["slot"]]])
+        data["c"] = data["a"] + data["b"]
+        np.savez(msg["output"], **data)
+        send({"ok": True, "kernels": kernels, "incidents": []})
+
+
+_TIMING: dict = {}
 
 
 def main():

@@ -88,6 +88,11 @@ def _publish(tmp: Path, dest: Path) -> None:
 
 
 def core_object() -> Path:
+    """The runtime object every module links: in the judge's child, the copy the trusted side
+    built (KERNELPATH_EMULATOR_CORE, bound read-only), so nothing the child writes is reused."""
+    given = os.environ.get("KERNELPATH_EMULATOR_CORE")
+    if given and os.path.isfile(given):
+        return Path(given)
     out = cache_dir() / f"kp_core-{fingerprint()}.o"
     if out.exists():
         return out

@@ -1,0 +1,235 @@
+"""The trusted parent's side of GPU timing: plans the batches, clocks them, re-checks outputs and
+turns raw event times into the report's statistics, roofline and flags. Never imports CuPy.
+
+`request(message, phase)` sends one request to the child and returns (Outcome or None, answer).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ... import evaluate, scoring
+from ...outcome import Outcome
+from ...report import TestReport, TimingReport
+from ...verdicts import Verdict
+from . import crosscheck
+from .plan import Planner
+from .stats import StopRule, median_ci
+
+BENCH_STREAM = 1_000_000   # rng stream of the timing inputs, apart from the tests' streams
+PLAN_STREAM = 1_000_100    # rng stream of slot order, variants and which repeats are re-checked
+
+
+@dataclass(frozen=True)
+class TimingConfig:
+    """How much to time and how: repeats, pool, checks."""
+
+    warmup: int = 3
+    # Convergence also needs 0.3 s of timed wall time: the cross-check's signal.
+    rule: StopRule = field(default_factory=lambda: StopRule(min_timed_s=0.3))
+    variants: int = 3            # distinct inputs rotated through the slots
+    slots: int = 8               # input/output copies at their own addresses
+    pool_bytes: int = 8 << 30
+    target_batch_s: float = 0.1
+    max_batch_s: float = 10.0
+    checks_min: int = 3          # timed repeats whose outputs are re-checked, at least
+    checks_per_batch: int = 1
+
+
+def write_inputs(task, inputs: dict, path: Path) -> list[dict]:
+    """Arrays of one input set to an .npz, and the argument list the child builds solve's call from."""
+    args, arrays = [], {}
+    for a in task.args:
+        value = inputs[a.name]
+        if a.role == "scalar":
+            args.append({"scalar": int(value) if a.dtype == "int" else float(value)})
+        else:
+            arrays[a.name] = np.ascontiguousarray(value)
+            args.append({"array": a.name})
+    np.savez(path, **arrays)
+    return args
+
+
+class TimingSession:
+    """One timing of an accepted solution at the task's benchmark size."""
+
+    def __init__(self, task, dims: dict, seed: int, request, scratch: Path, peaks: scoring.Peaks, *,
+                 gpu: dict | None = None, config: TimingConfig | None = None, clock=time.perf_counter):
+        self.task, self.dims, self.seed = task, dict(dims), seed
+        self.request, self.scratch, self.peaks = request, Path(scratch), peaks
+        self.gpu = dict(gpu or {})
+        self.cfg = config or TimingConfig()
+        self.clock = clock
+        self.rng = np.random.default_rng([seed, PLAN_STREAM])
+        self.inputs: list[dict] = []
+        self._expected: dict[int, dict] = {}
+        self.sizes = ", ".join(f"{k}={v}" for k, v in self.dims.items())
+        self.phase = f"at the benchmark size ({self.sizes})"
+        self.checked: list[int] = []
+        self.repeat_base = 0
+        self.per_repeat = 0.0
+
+    # -- the child -----------------------------------------------------------------------------
+    def _batch(self, plan, empty: bool) -> tuple[Outcome | None, float, list[float]]:
+        t0 = self.clock()
+        outcome, ans = self.request({"op": "time_batch", "plan": plan, "empty": empty}, self.phase)
+        wall = self.clock() - t0
+        if outcome:
+            return outcome, wall, []
+        times = ans.get("events_ms")
+        if not (isinstance(times, list) and len(times) == len(plan) and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) and x >= 0
+                for x in times)):
+            return Outcome(Verdict.RUNTIME_ERROR, "the timing run returned no usable measurements"), wall, []
+        return None, wall, [float(x) for x in times]
+
+    def _expected_of(self, variant: int) -> dict:
+        if variant not in self._expected:
+            self._expected[variant] = self.task.reference(self.inputs[variant])
+        return self._expected[variant]
+
+    def _recheck(self, plan, positions: list[int], timing: TimingReport) -> Outcome | None:
+        """Fetch the slots of the planned positions (each its slot's last repeat in the batch) and
+        check them like a test; with no position planned, one chosen at random after the fact."""
+        from ...checks import CHECKS
+        if not positions:
+            last = {s: i for i, (s, _) in enumerate(plan)}
+            positions = [sorted(last.values())[int(self.rng.integers(len(last)))]]
+        for i in positions:
+            s, v = plan[i]
+            repeat = self.repeat_base + i
+            name = "bench.fetch.npz"
+            outcome, _ = self.request({"op": "time_fetch", "slot": int(s), "output": name}, self.phase)
+            if outcome:
+                return outcome
+            where = f"on timed repeat {repeat + 1} ({self.sizes})"
+            inputs = self.inputs[v]
+            originals = {a.name: np.asarray(inputs[a.name]) for a in self.task.args if a.role != "scalar"}
+            got = evaluate.load_arrays(self.scratch / name, originals, where)
+            (self.scratch / name).unlink(missing_ok=True)
+            self.checked.append(repeat)
+            if isinstance(got, Outcome):
+                return got
+            probe = TestReport("timing recheck", dict(self.dims))
+            failed = evaluate.check_test(self.task, inputs, self._expected_of(v), got, probe, where, CHECKS)
+            if failed:
+                timing.harness["recheck_failure"] = {
+                    "repeat": repeat + 1, "max_error": probe.max_error,
+                    "mismatches": [m.__dict__ for m in probe.mismatches]}
+                if not failed.message.startswith("solve modified its input"):
+                    failed.message = f"the output changed under timing: {failed.message}"
+                return failed
+        return None
+
+    def _timed_batch(self, planner: Planner, r: int, checks: int, samples: list, batches: list,
+                     timing: TimingReport) -> tuple[Outcome | None, str]:
+        """An empty batch and a timed batch of `r` repeats, then the re-checks planned for it;
+        (outcome, 'failed' or 'output_changed') when something decided."""
+        outcome, e_wall, _ = self._batch(planner.empty_plan(r), empty=True)
+        if outcome:
+            return outcome, "failed"
+        plan, positions = planner.solve_plan(r, checks)
+        outcome, t_wall, times = self._batch(plan, empty=False)
+        if outcome:
+            return outcome, "failed"
+        batches.append(crosscheck.BatchWall(r, t_wall, sum(times) / 1e3, e_wall))
+        samples += times
+        self.per_repeat = (t_wall + e_wall) / r
+        outcome = self._recheck(plan, positions, timing) if checks else None
+        self.repeat_base += r
+        return outcome, "output_changed"
+
+    def _failed(self, timing, samples, batches, outcome, why):
+        """The report keeps what was measured before the failure, marked ineligible."""
+        if not samples:
+            return None, outcome
+        self._summarise(timing, samples, batches, why)
+        return timing, outcome
+
+    # -- the session ---------------------------------------------------------------------------
+    def run(self) -> tuple[TimingReport | None, Outcome | None]:
+        cfg = self.cfg
+        variants = []
+        for v in range(cfg.variants):
+            seq = [self.seed, BENCH_STREAM] if v == 0 else [self.seed, BENCH_STREAM, v]
+            inputs = self.task.generate(np.random.default_rng(seq), dict(self.dims))
+            self.inputs.append(inputs)
+            name = f"bench.v{v}.in.npz"
+            variants.append({"inputs": name, "args": write_inputs(self.task, inputs, self.scratch / name)})
+        outcome, info = self.request({"op": "time_setup", "variants": variants, "slots": cfg.slots,
+                                      "pool_bytes": cfg.pool_bytes}, self.phase)
+        for v in variants:
+            (self.scratch / v["inputs"]).unlink(missing_ok=True)
+        if outcome:
+            return None, outcome
+        slots = max(1, int(info.get("slots", 1)))
+        planner = Planner(slots, cfg.variants, self.rng)
+
+        # Warm-up (discarded): caches, clocks, lazily built kernels; it also sizes the batches.
+        outcome, w_wall, _ = self._batch(planner.solve_plan(cfg.warmup)[0], empty=False)
+        if outcome:
+            return None, outcome
+        outcome, e_wall, _ = self._batch(planner.empty_plan(cfg.warmup), empty=True)
+        if outcome:
+            return None, outcome
+        self.per_repeat = (w_wall + e_wall) / max(cfg.warmup, 1)
+
+        timing = TimingReport(
+            dims=dict(self.dims), median_ms=0.0, min_ms=0.0, max_ms=0.0, repeats=0, warmup=cfg.warmup,
+            device=str(info.get("device", "GPU"))[:100], peaks=self.peaks.to_dict(), gpu=self.gpu,
+            harness={k: info.get(k) for k in ("driver", "l2_bytes", "flush_bytes", "slots", "variants",
+                                              "copy_bytes", "persisting_l2_reset")})
+        samples: list[float] = []
+        batches: list[crosscheck.BatchWall] = []
+        began = self.clock()
+        reason = ""
+        while True:
+            r = cfg.rule.next_batch(len(samples), self.per_repeat, self.clock() - began,
+                                    target_batch_s=cfg.target_batch_s, max_batch_s=cfg.max_batch_s)
+            outcome, why = self._timed_batch(planner, r, cfg.checks_per_batch, samples, batches, timing)
+            if outcome:
+                return self._failed(timing, samples, batches, outcome, why)
+            stop, reason, _ = cfg.rule.decide(samples, self.clock() - began,
+                                              timed_s=sum(b.wall_s for b in batches))
+            if stop:
+                break
+        missing = cfg.checks_min - len(self.checked)
+        if missing > 0:
+            # One more round over the slots, to reach the minimum number of re-checks.
+            outcome, why = self._timed_batch(planner, slots, missing, samples, batches, timing)
+            if outcome:
+                return self._failed(timing, samples, batches, outcome, why)
+        self._summarise(timing, samples, batches, reason)
+        return timing, None
+
+    def _summarise(self, timing: TimingReport, samples: list[float], batches, reason: str) -> None:
+        ci = median_ci(samples, self.cfg.rule.confidence)
+        nbytes, flops = self.task.cost(self.dims)
+        roof = scoring.roofline(ci.median / 1e3, nbytes, flops, self.peaks)
+        wall = crosscheck.wall_consistency(batches)
+        flags = crosscheck.review_flags(
+            consistency=wall, median_s=ci.median / 1e3, floor_s=roof.physical_floor_s,
+            peaks_measured=self.peaks.measured, exclusive=self.gpu.get("lock") in (None, "held"),
+            idle=bool(self.gpu.get("idle", True)))
+        timing.median_ms, timing.min_ms, timing.max_ms = ci.median, min(samples), max(samples)
+        timing.repeats = len(samples)
+        timing.ci_low_ms, timing.ci_high_ms = ci.low, ci.high
+        timing.confidence = ci.confidence
+        timing.ci_rel_halfwidth = ci.rel_halfwidth if ci.low is not None else None
+        timing.converged = reason == "converged"
+        timing.stop_reason = reason
+        timing.roofline = roof.to_dict()
+        timing.achieved_gb_s = roof.achieved_bytes_s / 1e9
+        timing.achieved_gflop_s = roof.achieved_flops_s / 1e9
+        timing.roofline_fraction = roof.fraction
+        timing.physical_floor_ms = roof.physical_floor_s * 1e3
+        timing.flags = flags
+        timing.leaderboard_eligible = crosscheck.leaderboard_eligible(flags) and reason not in (
+            "output_changed", "failed")
+        timing.wall = wall.to_dict()
+        timing.harness["rechecked_repeats"] = sorted(r + 1 for r in self.checked)
+        timing.times_ms = [round(x, 6) for x in samples]
+

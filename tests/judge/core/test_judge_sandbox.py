@@ -1,0 +1,194 @@
+"""The sandbox's shape: what is bound (an import audit of the child), the refusal without
+bubblewrap, the unsafe opt-out, the seccomp filter, the cgroup and the GPU device nodes."""
+import ast
+import json
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assessments.judge import cgroups, judge, sandbox, seccomp
+from assessments.judge.sandbox import (BACKEND_FILES, CHILD_FILES, REPO_ROOT, Limits, SandboxSpec,
+                                       bwrap_argv)
+
+JUDGE = REPO_ROOT / "assessments" / "judge"
+VADD = "import cupy as cp\n\ndef solve(a, b, c, n):\n    c[...] = a + b\n"
+
+
+def _judge_imports(path: Path) -> set[Path]:
+    """Files of assessments.judge that `path` imports (relative or absolute, at any depth)."""
+    tree = ast.parse(path.read_text())
+    package = path.parent
+    out = set()
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package
+                for _ in range(node.level - 1):
+                    base = base.parent
+                mod = base.joinpath(*node.module.split(".")) if node.module else base
+                names = [mod] + [mod / a.name for a in node.names]
+            elif node.module and node.module.startswith("assessments"):
+                mod = REPO_ROOT.joinpath(*node.module.split("."))
+                names = [mod] + [mod / a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [REPO_ROOT.joinpath(*a.name.split(".")) for a in node.names
+                     if a.name.startswith("assessments")]
+        for mod in names:
+            for candidate in (mod.with_suffix(".py"), mod / "__init__.py"):
+                if candidate.is_file():
+                    out.add(candidate.resolve())
+    return out
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_import_audit_child_needs_only_what_is_bound(backend):
+    bound = [(REPO_ROOT / f).resolve() for f in CHILD_FILES + BACKEND_FILES[backend]]
+
+    def is_bound(path: Path) -> bool:
+        return any(path == b or b in path.parents for b in bound)
+
+    other = JUDGE / "backends" / ("cuda" if backend == "cpu" else "cpu")
+    todo = [JUDGE / "child.py"] + [p for b in bound if b.is_dir() for p in b.rglob("*.py")]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for dep in _judge_imports(path):
+            if other in dep.parents:
+                continue  # the other backend's branch of child.py
+            assert is_bound(dep), \
+                f"{path.relative_to(REPO_ROOT)} imports {dep.relative_to(REPO_ROOT)}, which is not bound"
+            todo.append(dep)
+    assert (REPO_ROOT / "assessments" / "__init__.py").resolve() in bound
+
+
+def test_nothing_holding_references_is_bound(tmp_path):
+    (tmp_path / "solution.py").write_text(VADD)
+    spec = SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits(), emulator_core=None)
+    args = bwrap_argv(spec, ["python"], None)
+    sources = [Path(args[i + 1]) for i, a in enumerate(args) if a in ("--ro-bind", "--bind", "--dev-bind")]
+    repo = [s for s in sources if REPO_ROOT in s.parents]
+    assert repo, "the child's modules are bound"
+    for s in repo:
+        rel = s.relative_to(REPO_ROOT).as_posix()
+        assert rel in CHILD_FILES or rel.startswith(BACKEND_FILES["cpu"][0]) or rel.startswith(".venv/"), rel
+    for forbidden in ("gpu_tasks", "assessments/judge/checks.py", "assessments/judge/engine.py",
+                      "assessments/judge/backends/cuda/session.py", "instance", "tests"):
+        assert not any(s == REPO_ROOT / forbidden or REPO_ROOT / forbidden in s.parents for s in sources)
+    assert "--bind" not in args, "nothing of the host is writable"
+    assert args[args.index("--tmpfs") - 1] == str(Limits().scratch_size)
+    assert {"--unshare-net", "--unshare-pid", "--unshare-user", "--disable-userns", "--new-session",
+            "--die-with-parent"} <= set(args)
+    assert args.index("--remount-ro") > args.index("--tmpfs")
+
+
+def test_probe_succeeds_here():
+    assert sandbox.probe() == (True, "")
+
+
+def test_refuses_without_bubblewrap_unless_unsafe(monkeypatch):
+    monkeypatch.setattr(sandbox, "_probe_result", [(False, "bubblewrap (bwrap) is not installed")])
+    refused = judge("vector_add", VADD, seed=1)
+    assert refused.verdict.value == "internal_error"
+    assert "--unsafe-no-sandbox" in refused.message and "not installed" in refused.message
+    assert refused.sandbox is None
+    unsafe = judge("vector_add", VADD, seed=1, unsafe_no_sandbox=True)
+    assert unsafe.verdict.value == "accepted", unsafe.message
+    assert unsafe.sandbox == sandbox.UNSAFE
+    assert "Sandbox: none" in unsafe.render_text()
+
+
+def test_report_records_bubblewrap():
+    r = judge("vector_add", VADD, seed=2)
+    assert r.verdict.value == "accepted" and r.sandbox == "bubblewrap"
+    assert json.loads(r.to_json())["sandbox"] == "bubblewrap"
+
+
+def test_cli_unsafe_flag(tmp_path):
+    f = tmp_path / "s.py"
+    f.write_text(VADD)
+    p = subprocess.run([sys.executable, "-m", "assessments.judge", "--task", "vector_add", "--json",
+                        "--unsafe-no-sandbox", str(f)], cwd=REPO_ROOT, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["sandbox"] == "none (--unsafe-no-sandbox)"
+    assert "unsafe" in p.stderr
+
+
+def test_seccomp_program_shape():
+    prog = seccomp.program("x86_64")
+    assert len(prog) % 8 == 0
+    insns = [struct.unpack("<HBBI", prog[i:i + 8]) for i in range(0, len(prog), 8)]
+    assert insns[-1] == (0x06, 0, 0, 0x00050001)   # EPERM
+    assert insns[-2] == (0x06, 0, 0, 0x7FFF0000)   # allow
+    deny = len(insns) - 1
+    for i, (code, jt, jf, k) in enumerate(insns[3:-2], start=3):
+        assert i + 1 + jt == deny and jf == 0
+    assert 88 in {k for _, _, _, k in insns} and 266 in {k for _, _, _, k in insns}  # symlink(at)
+    assert len(seccomp.program("aarch64")) % 8 == 0
+
+
+def test_emulator_builds_are_private_and_the_runtime_is_trusted(tmp_path):
+    (tmp_path / "solution.py").write_text(VADD)
+    core = sandbox.trusted_core()
+    assert core and os.path.isfile(core)
+    spec = SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits(), emulator_core=core)
+    env = sandbox.child_env(spec)
+    assert env["KERNELPATH_EMULATOR_CACHE"] == str(tmp_path / ".emulator")
+    assert env["KERNELPATH_EMULATOR_CORE"] == core
+    args = bwrap_argv(spec, ["python"], None)
+    assert ["--ro-bind", core, core] == args[args.index(core) - 1:args.index(core) + 2]
+    assert sandbox.emulator_cache_dir() not in [args[i + 1] for i, a in enumerate(args) if a == "--ro-bind"]
+
+
+def test_cgroup_caps_and_cleanup():
+    if cgroups.layout() is None:
+        pytest.skip("no cgroup for the judge on this machine")
+    group = cgroups.create(processes=8, memory=256 * 1024 ** 2)
+    assert group is not None
+    code = ("import os, time\nn = 0\ntry:\n    for _ in range(20):\n        if os.fork() == 0:\n"
+            "            time.sleep(30)\n            os._exit(0)\n        n += 1\nexcept OSError:\n"
+            "    pass\nprint(n, flush=True)\ntime.sleep(30)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            preexec_fn=group.attach_self)
+    try:
+        forked = int(proc.stdout.readline())
+        assert forked < 8 and group.processes_hit()
+        assert len(group.members()) == forked + 1
+    finally:
+        group.remove()
+        proc.wait(timeout=10)
+    assert not any(d.exists() for d in group.dirs.values())
+
+
+def test_gpu_nodes_follow_cuda_visible_devices(monkeypatch):
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert "/dev/nvidia0" in sandbox.gpu_nodes() and "/dev/nvidiactl" in sandbox.gpu_nodes()
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
+    nodes = sandbox.gpu_nodes()
+    assert "/dev/nvidia3" in nodes and "/dev/nvidia0" not in nodes
+    assert sandbox._gpu_env() == {"CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+
+
+def test_cuda_limits_use_data_not_address_space():
+    lim = sandbox.DEFAULT_LIMITS["cuda"]
+    assert lim.address_space is None and lim.data_size and lim.memory
+
+
+def test_a_sandbox_that_cannot_start_is_an_internal_error(tmp_path):
+    from assessments.judge.runner import ChildDied, ChildProcess
+    (tmp_path / "solution.py").write_text(VADD)
+    spec = SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits(),
+                       readonly_paths=(tmp_path / "does-not-exist",))
+    child = ChildProcess(spec)
+    with pytest.raises(ChildDied) as info:
+        child.start()
+    assert info.value.reason == "sandbox" and "does-not-exist" in info.value.detail
+    assert child.group is None

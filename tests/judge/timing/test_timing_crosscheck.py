@@ -1,0 +1,87 @@
+"""Events against the parent's wall clock, the physical floor, flags, roofline and score."""
+from __future__ import annotations
+
+import pytest
+
+from assessments.judge import scoring
+from assessments.judge.backends.cuda import crosscheck as cc
+from assessments.judge.backends.cuda.crosscheck import BatchWall
+from assessments.judge.verdicts import Verdict
+
+
+def _batches(n, repeats, kernel_s, overhead_s, seen_s=None, jitter_s=0.0):
+    """n batches whose wall holds overhead + kernel per repeat; the events saw `seen_s` of it."""
+    seen = kernel_s if seen_s is None else seen_s
+    return [BatchWall(repeats, repeats * (overhead_s + kernel_s) + jitter_s * (-1) ** i,
+                      repeats * seen, repeats * overhead_s) for i in range(n)]
+
+
+def test_honest_batches_are_consistent():
+    c = cc.wall_consistency(_batches(4, 200, kernel_s=120e-6, overhead_s=350e-6, jitter_s=1e-3))
+    assert c.ok and abs(c.excess_s) < c.allowed_s and c.batches == 4
+    assert c.overhead_ms_per_repeat == pytest.approx(0.35)
+
+
+def test_hidden_work_shows_as_excess():
+    # Events see 2 us of launches; the wall holds the 120 us kernel as well.
+    c = cc.wall_consistency(_batches(4, 200, kernel_s=120e-6, overhead_s=350e-6, seen_s=2e-6))
+    assert not c.ok and c.excess_s == pytest.approx(4 * 200 * 118e-6)
+
+
+def test_timer_reading_low_shows_as_excess():
+    c = cc.wall_consistency(_batches(3, 100, kernel_s=1e-3, overhead_s=1e-4, seen_s=1e-6))
+    assert not c.ok
+
+
+def test_events_longer_than_the_wall_are_inconsistent():
+    c = cc.wall_consistency([BatchWall(10, wall_s=0.01, events_s=0.05, empty_wall_s=0.001)])
+    assert not c.ok
+
+
+def test_small_differences_stay_within_the_slack():
+    # 5% of the work unseen (launch gaps, clock drift) is not a finding.
+    c = cc.wall_consistency(_batches(3, 100, kernel_s=1e-3, overhead_s=2e-4, seen_s=0.95e-3))
+    assert c.ok
+
+
+def test_no_batches_is_not_ok():
+    assert not cc.wall_consistency([]).ok
+
+
+def test_physical_floor():
+    # 1 GB at 2 TB/s = 0.5 ms; 1 GFLOP at 100 TFLOP/s = 0.01 ms: memory decides, loosened by 0.75.
+    assert cc.physical_floor_s(1e9, 1e9, 2e12, 1e14) == pytest.approx(0.5e-3 * cc.FLOOR_SLACK)
+    assert cc.physical_floor_s(1e3, 1e15, 2e12, 1e14, slack=1.0) == pytest.approx(10.0)
+
+
+def test_flags_and_eligibility():
+    good = cc.wall_consistency(_batches(2, 100, 1e-4, 1e-4))
+    bad = cc.wall_consistency(_batches(2, 100, 1e-4, 1e-4, seen_s=0.0))
+    assert cc.review_flags(consistency=good, median_s=1e-4, floor_s=5e-5, peaks_measured=True) == []
+    flags = cc.review_flags(consistency=bad, median_s=1e-6, floor_s=5e-5, peaks_measured=False,
+                            exclusive=False, idle=False)
+    assert flags == ["below_physical_floor", "events_inconsistent_with_wall_time", "peaks_not_measured",
+                     "gpu_not_exclusive", "gpu_busy"]
+    assert cc.leaderboard_eligible([]) and not cc.leaderboard_eligible(flags[:1])
+
+
+def test_roofline_uses_fp32_for_the_fraction_and_tensor_cores_for_the_floor():
+    peaks = scoring.Peaks("t", bandwidth_bytes_s=3e12, flops_s=50e12, measured=True, tensor_flops_s=400e12)
+    flops = 2 * 4096 ** 3
+    fast = scoring.roofline(0.6e-3, 4 * 3 * 4096 ** 2, flops, peaks)   # 229 TFLOP/s: TF32 territory
+    assert fast.bound == "compute" and fast.fraction == 1.0 and not fast.below_floor
+    assert fast.physical_floor_s == pytest.approx(flops / 400e12 * cc.FLOOR_SLACK)
+    forged = scoring.roofline(0.1e-3, 4 * 3 * 4096 ** 2, flops, peaks)  # 1.4 PFLOP/s: impossible
+    assert forged.below_floor
+    slow = scoring.roofline(11e-3, 4 * 3 * 4096 ** 2, flops, peaks)
+    assert slow.fraction == pytest.approx(flops / 50e12 / 11e-3)
+    assert slow.achieved_flops_s == pytest.approx(flops / 11e-3)
+
+
+def test_score_withholds_performance_while_flagged():
+    s = scoring.score(Verdict.ACCEPTED, "cuda", 0.8, eligible=False)
+    assert (s.total, s.performance, s.withheld) == (60.0, 0.0, True)
+    s = scoring.score(Verdict.ACCEPTED, "cuda", 0.8)
+    assert (s.total, s.performance, s.withheld) == (92.0, 32.0, False)
+    assert scoring.score(Verdict.WRONG_ANSWER, "cuda", 0.8, eligible=True).total == 0.0
+    assert scoring.score(Verdict.ACCEPTED, "cpu", None, eligible=False).performance is None
