@@ -315,7 +315,8 @@ class ChildProcess:
             if t.pid == child_pid:
                 stray += t.threads - 1
                 continue
-            if not helper_seen and t.ppid == child_pid and t.threads == 1 and self._cmdline_ends(t.pid, helper_marker):
+            if (not helper_seen and t.ppid == child_pid and t.threads == 1
+                    and self._cmdline_ends(t.pid, helper_marker)):
                 helper_seen = True
                 continue
             stray += t.threads
@@ -400,8 +401,12 @@ class ChildProcess:
                 pass
 
     def close(self) -> None:
-        """Ask the child to exit, then end everything of the run and close our handles."""
-        if self.proc is not None and self.proc.returncode is None and self._req_w is not None:
+        """End everything of the run and close our handles. Without bubblewrap the child is asked
+        to exit first; under it the sandbox's init is killed at once, which lets bubblewrap reap
+        it (when the child exits by itself, bubblewrap exits before its init is reaped and the
+        machine's init has to reap it)."""
+        if self.proc is not None and self.proc.returncode is None and self._req_w is not None \
+                and self._init_pidfd is None:
             try:
                 os.write(self._req_w, encode({"op": "exit"}))
                 deadline = time.monotonic() + 2.0

@@ -327,8 +327,9 @@ def _probe() -> tuple[bool, str]:
     r_fd, w_fd = os.pipe()
     os.write(w_fd, seccomp.program())
     os.close(w_fd)
+    # --as-pid-1: no init of bubblewrap's own, which would outlive bubblewrap unreaped.
     cmd = (_base_args(bwrap) + _python_binds(sys.executable)
-           + ["--seccomp", str(r_fd), "--", sys.executable, "-I", "-S", "-c", ""])
+           + ["--seccomp", str(r_fd), "--as-pid-1", "--", sys.executable, "-I", "-S", "-c", ""])
     try:
         r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
                            env={"PATH": SANDBOX_PATH}, pass_fds=(r_fd,))

@@ -25,7 +25,8 @@ def stage(tmp_path, monkeypatch):
                Path(sandbox.emulator_cache_dir()) / f"planted-{token}.so",
                Path.home() / f"hostile-written-{token}", Path("/dev/shm") / f"kp-hostile-{token}",
                Path("/var/tmp") / f"kp-hostile-{token}"]
-    env_secrets = {"KERNELPATH_SECRET_KEY": f"sk-{token}", "DATABASE_URL": f"postgresql://judge:pw-{token}@db/kp"}
+    env_secrets = {"KERNELPATH_SECRET_KEY": f"sk-{token}",
+                   "DATABASE_URL": f"postgresql://judge:pw-{token}@db/kp"}
     for k, v in env_secrets.items():
         monkeypatch.setenv(k, v)
     # The judge's scratch dirs land in this test's tmp dir, so leftovers can be found by path.
