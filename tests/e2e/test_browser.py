@@ -6,6 +6,8 @@ import pytest
 pytestmark = [pytest.mark.db, pytest.mark.slow]
 
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.support import expected_conditions  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +36,9 @@ def test_paste_a_posting_and_see_its_parse(server, browser):
                "- UVM testbenches\n- BS/MS in EE\nPay: $170,000 - $230,000")
     browser.find_element(By.NAME, "text").send_keys(posting)
     browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    assert browser.find_element(By.ID, "primary-track").text == "hardware_design"
+    track = WebDriverWait(browser, 20).until(
+        expected_conditions.presence_of_element_located((By.ID, "primary-track")))
+    assert track.text == "hardware_design"
     skills = browser.find_element(By.ID, "skills").text
     assert "Verilog" in skills and "UVM" in skills
     assert "170,000" in browser.page_source
@@ -48,7 +52,11 @@ def test_job_list_filters_by_track(server, browser):
     browser.get(base + "/jobs/")
     Select(browser.find_element(By.NAME, "track")).select_by_value("architecture_modeling")
     browser.find_element(By.CSS_SELECTOR, "form button").click()
+    # The click starts a navigation: wait for the filtered page before reading it.
+    WebDriverWait(browser, 20).until(expected_conditions.url_contains("track=architecture_modeling"))
     rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tr")[1:]
     assert rows and all("architecture_modeling" in r.text for r in rows)
     rows[0].find_element(By.TAG_NAME, "a").click()
-    assert browser.find_element(By.ID, "primary-track").text == "architecture_modeling"
+    track = WebDriverWait(browser, 20).until(
+        expected_conditions.presence_of_element_located((By.ID, "primary-track")))
+    assert track.text == "architecture_modeling"
