@@ -16,6 +16,7 @@ from .taxonomy import DEFAULT_PATH, Taxonomy, load_taxonomy
 # preposition ("C/C++", "Python, Go", "fluent in Go"), never as "Go beyond" or "Section C".
 AMBIGUOUS = frozenset({"Go", "R", "C", "D", "Ray", "Rust", "Volcano", "Weka", "Make", "Chisel",
                        "Spark", "Swift", "Julia", "Helm", "Ceph"})
+_COORDINATORS = frozenset({",", "/", "and", "or", "&"})
 _LIST_NEIGHBOURS = frozenset({",", "/", "(", ")", "and", "or", "&", ":", ";", "in", "with", "using",
                               "of", "+", "-", "like", "e.g.", "including", "as"})
 
@@ -76,6 +77,26 @@ class SkillMatcher:
             return None
         return Span(doc, end + 1, end + 2, label=skill_id)
 
+    def _shared_suffix(self, doc: Doc, span: Span) -> list[Span]:
+        """`data, tensor and pipeline parallelism`: words listed before the span borrow its tail."""
+        if len(span) < 2:
+            return []
+        tail = " ".join(t.lower_ for t in span[1:])
+        found, i = [], span.start - 1
+        while i >= 1 and doc[i].lower_ in _COORDINATORS:
+            i -= 1
+            if doc[i].lower_ in _COORDINATORS:  # ", and", ", or"
+                i -= 1
+            if i < 0 or not doc[i].is_alpha:
+                break
+            skill_id = self.lowered_forms.get(f"{doc[i].lower_} {tail}")
+            if skill_id is None or (self.taxonomy.get(skill_id).category
+                                    != self.taxonomy.get(span.label_).category):
+                break
+            found.append(Span(doc, i, i + 1, label=skill_id))
+            i -= 1
+        return found
+
     def __call__(self, doc: Doc) -> Doc:
         spans = []
         for match_id, start, end in self.lower(doc):
@@ -86,6 +107,7 @@ class SkillMatcher:
             spans.append(Span(doc, start, end, label=match_id))
         spans = filter_spans(spans)
         extra = [s for s in (self._shared_prefix(doc, span) for span in spans) if s is not None]
+        extra += [s for span in spans for s in self._shared_suffix(doc, span)]
         if extra:
             spans = filter_spans(spans + extra)
         doc.spans["skills"] = spans

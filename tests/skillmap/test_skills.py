@@ -22,6 +22,10 @@ def ids(text):
     ("Scale training with DDP/FSDP and Megatron-LM", {"ddp", "fsdp", "megatron"}),
     ("Fluent in Python, Go and Rust", {"python", "go", "rust"}),
     ("Modern C++/CUDA development", {"cpp", "cuda"}),
+    ("Scale with data, tensor and pipeline parallelism", {"tensor_parallelism", "pipeline_parallelism"}),
+    ("Design dragonfly topologies", {"network_topology"}),
+    ("Review clock-gating changes", {"low_power_design"}),
+    ("Models written in SystemC.", {"systemc"}),
 ])
 def test_finds_skills_in_messy_spellings(text, expected):
     assert expected <= ids(text)
