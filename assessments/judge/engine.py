@@ -184,30 +184,6 @@ def _request(run: _Run, message: dict, phase: str, timeout_s: float | None = Non
     return None, msg
 
 
-def _write_inputs(run: _Run, inputs: dict, path: Path) -> list[dict]:
-    args = []
-    arrays = {}
-    for a in run.task.args:
-        value = inputs[a.name]
-        if a.role == "scalar":
-            args.append({"scalar": int(value) if a.dtype == "int" else float(value)})
-        else:
-            arrays[a.name] = np.ascontiguousarray(value)
-            args.append({"array": a.name})
-    _clear(path)
-    np.savez(path, **arrays)
-    return args
-
-
-def _clear(path: Path) -> None:
-    """Make room for a file the parent writes where the child could have put something else."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            path.unlink(missing_ok=True)
-
-
 def _run_test(run: _Run, index: int, case, checking: bool) -> Outcome | None:
     task = run.task
     t = run.report.tests[index]
@@ -219,7 +195,7 @@ def _run_test(run: _Run, index: int, case, checking: bool) -> Outcome | None:
     sizes = ", ".join(f"{k}={v}" for k, v in case.dims.items())
     phase = f"on test '{case.name}' ({sizes})"
     try:
-        args = _write_inputs(run, inputs, scratch / name_in)
+        args = evaluate.write_inputs(task, inputs, scratch / name_in)
     except OSError as exc:  # the child's scratch is its own: it can fill it (ENOSPC) or wreck it
         outcome = Outcome(Verdict.RUNTIME_ERROR,
                           f"the judge could not hand your program the inputs {phase}: its scratch "
@@ -280,7 +256,12 @@ def _time(run: _Run) -> Outcome | None:
         run.task, dict(run.task.bench["cuda"]), run.seed,
         lambda message, phase: _request(run, message, phase), run.child.spec.scratch, measured,
         gpu=gpu, config=TIMING_CONFIG)
-    timing, outcome = sess.run()
+    try:
+        timing, outcome = sess.run()
+    except OSError as exc:  # the child filled or wrecked its scratch while being timed
+        return Outcome(Verdict.RUNTIME_ERROR,
+                       "the judge could not hand your program the timing inputs: its scratch space "
+                       f"is full or unusable ({exc.strerror or type(exc).__name__})")
     run.report.timing = timing
     if outcome is None and timing is not None and timing.flags:
         run.report.message += (f"; the timing is flagged for review ({', '.join(timing.flags)}) "

@@ -1,6 +1,7 @@
 """Trusted-side evaluation of one run: read back the arrays, compare them, describe the kernels."""
 from __future__ import annotations
 
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -10,6 +11,31 @@ from . import occupancy
 from .outcome import Outcome
 from .report import KernelReport, MismatchReport, TestReport
 from .verdicts import Verdict
+
+
+def write_inputs(task, inputs: dict, path: Path) -> list[dict]:
+    """Arrays of one input set to an .npz in the child's scratch, and the argument list the child
+    builds solve's call from. Raises OSError when the child has filled or wrecked its scratch."""
+    args, arrays = [], {}
+    for a in task.args:
+        value = inputs[a.name]
+        if a.role == "scalar":
+            args.append({"scalar": int(value) if a.dtype == "int" else float(value)})
+        else:
+            arrays[a.name] = np.ascontiguousarray(value)
+            args.append({"array": a.name})
+    clear_path(path)
+    np.savez(path, **arrays)
+    return args
+
+
+def clear_path(path: Path) -> None:
+    """Make room for a file the parent writes where the child could have put something else."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def load_arrays(path: Path, originals: dict[str, np.ndarray], phase: str) -> dict | Outcome:

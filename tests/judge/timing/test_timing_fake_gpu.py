@@ -92,3 +92,19 @@ def test_cpu_backend_has_no_timing():
     r = judge(small_vector_add(), source, backend="cpu", seed=1)
     assert r.verdict is Verdict.ACCEPTED and r.timing is None and r.score == 60.0
     assert r.score_detail["performance"] is None
+
+
+def test_unusable_scratch_during_timing_is_a_verdict_not_a_judge_error(fake_gpu, monkeypatch):
+    from assessments.judge import evaluate
+
+    real = evaluate.write_inputs
+
+    def refuse_bench_inputs(task, inputs, path):
+        if path.name.startswith("bench."):  # as if the child had filled its scratch by now
+            raise OSError(28, "No space left on device")
+        return real(task, inputs, path)
+
+    monkeypatch.setattr(evaluate, "write_inputs", refuse_bench_inputs)
+    r = _judge(fake_gpu, "honest")
+    assert r.verdict is Verdict.RUNTIME_ERROR, _describe(r)
+    assert "scratch space is full or unusable" in r.message

@@ -39,20 +39,6 @@ class TimingConfig:
     checks_per_batch: int = 1
 
 
-def write_inputs(task, inputs: dict, path: Path) -> list[dict]:
-    """Arrays of one input set to an .npz, and the argument list the child builds solve's call from."""
-    args, arrays = [], {}
-    for a in task.args:
-        value = inputs[a.name]
-        if a.role == "scalar":
-            args.append({"scalar": int(value) if a.dtype == "int" else float(value)})
-        else:
-            arrays[a.name] = np.ascontiguousarray(value)
-            args.append({"array": a.name})
-    np.savez(path, **arrays)
-    return args
-
-
 class TimingSession:
     """One timing of an accepted solution at the task's benchmark size."""
 
@@ -158,7 +144,8 @@ class TimingSession:
             inputs = self.task.generate(np.random.default_rng(seq), dict(self.dims))
             self.inputs.append(inputs)
             name = f"bench.v{v}.in.npz"
-            variants.append({"inputs": name, "args": write_inputs(self.task, inputs, self.scratch / name)})
+            variants.append({"inputs": name, "args": evaluate.write_inputs(self.task, inputs,
+                                                                           self.scratch / name)})
         outcome, info = self.request({"op": "time_setup", "variants": variants, "slots": cfg.slots,
                                       "pool_bytes": cfg.pool_bytes}, self.phase)
         for v in variants:
