@@ -93,6 +93,20 @@ def _summary(bad: np.ndarray, got, expected, what: str, verb: str = "out of tole
     )
 
 
+def _comparable(got, expected):
+    """Shapes and dtypes checked, empty and non-finite outputs decided: either a final
+    CheckResult or (got, expected, got as float64, expected as float64)."""
+    got, expected, err = _prepare(got, expected)
+    if err:
+        return err
+    if got.size == 0:
+        return CheckResult(True, 0.0, [], "empty output")
+    bad_nf = _nonfinite(got, expected)
+    if bad_nf.any():
+        return _fail_nonfinite(bad_nf, got, expected)
+    return got, expected, got.astype(np.float64), expected.astype(np.float64)
+
+
 def check_exact(got, expected, **_ignored) -> CheckResult:
     """Every element equal to the reference (integers, or floats that need no arithmetic)."""
     got, expected, err = _prepare(got, expected)
@@ -119,16 +133,10 @@ def check_exact(got, expected, **_ignored) -> CheckResult:
 
 def check_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, **_ignored) -> CheckResult:
     """Element-wise |got - ref| <= atol + rtol * |ref|; max_error is the largest absolute error."""
-    got, expected, err = _prepare(got, expected)
-    if err:
-        return err
-    if got.size == 0:
-        return CheckResult(True, 0.0, [], "empty output")
-    bad_nf = _nonfinite(got, expected)
-    if bad_nf.any():
-        return _fail_nonfinite(bad_nf, got, expected)
-    g = got.astype(np.float64)
-    e = expected.astype(np.float64)
+    ready = _comparable(got, expected)
+    if isinstance(ready, CheckResult):
+        return ready
+    got, expected, g, e = ready
     diff = np.abs(g - e)
     bad = diff > atol + rtol * np.abs(e)
     max_error = float(diff.max())
@@ -141,16 +149,10 @@ def check_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, **_
 
 def check_norm(got, expected, *, rtol: float, atol: float = 0.0, **_ignored) -> CheckResult:
     """||got - ref|| <= rtol * ||ref|| + atol (2-norm over all elements); max_error is the ratio."""
-    got, expected, err = _prepare(got, expected)
-    if err:
-        return err
-    if got.size == 0:
-        return CheckResult(True, 0.0, [], "empty output")
-    bad_nf = _nonfinite(got, expected)
-    if bad_nf.any():
-        return _fail_nonfinite(bad_nf, got, expected)
-    g = got.astype(np.float64)
-    e = expected.astype(np.float64)
+    ready = _comparable(got, expected)
+    if isinstance(ready, CheckResult):
+        return ready
+    got, expected, g, e = ready
     diff = g - e
     err_norm = float(np.linalg.norm(diff.ravel()))
     ref_norm = float(np.linalg.norm(e.ravel()))
@@ -166,16 +168,10 @@ def check_norm(got, expected, *, rtol: float, atol: float = 0.0, **_ignored) -> 
 
 def check_sum_abs(got, expected, *, rtol: float, scale: float | None = None, **_ignored) -> CheckResult:
     """|got - ref| <= rtol * scale, where scale is e.g. sum(|x|) of the summed inputs."""
-    got, expected, err = _prepare(got, expected)
-    if err:
-        return err
-    if got.size == 0:
-        return CheckResult(True, 0.0, [], "empty output")
-    bad_nf = _nonfinite(got, expected)
-    if bad_nf.any():
-        return _fail_nonfinite(bad_nf, got, expected)
-    g = got.astype(np.float64)
-    e = expected.astype(np.float64)
+    ready = _comparable(got, expected)
+    if isinstance(ready, CheckResult):
+        return ready
+    got, expected, g, e = ready
     if scale is None:  # stricter stand-in when the caller has no inputs at hand
         scale = float(np.sum(np.abs(e)))
     diff = np.abs(g - e)
