@@ -31,9 +31,10 @@ def create_app(config=None) -> Flask:
 
     from accounts import register as register_accounts
     from jobdata import register as register_jobs
-    from web import errors, pages
+    from web import csrf, errors, pages
 
     errors.register(app)
+    csrf.register(app)
     register_accounts(app, api)
     register_jobs(app, api)
     pages.register(app)

@@ -127,12 +127,36 @@ def test_malformed_authorization_header(client):
     assert resp.get_json()["field"] == "Authorization"
 
 
+def _form_token(client, path):
+    import re
+
+    page = client.get(path).get_data(as_text=True)
+    return re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+
+
 def test_session_login_page(client, make_user):
     make_user("ada@example.com")
-    bad = client.post("/login", data={"email": "ada@example.com", "password": "wrong"})
+    token = _form_token(client, "/login")
+    bad = client.post("/login", data={"email": "ada@example.com", "password": "wrong",
+                                      "csrf_token": token})
     assert bad.status_code == 401
     good = client.post("/login?next=//evil.test/x",
-                       data={"email": "ada@example.com", "password": "correct horse battery"})
+                       data={"email": "ada@example.com", "password": "correct horse battery",
+                             "csrf_token": token})
     assert good.status_code == 302
     assert good.headers["Location"] == "/"
     assert b"ada@example.com" in client.get("/").data
+    assert client.post("/logout", data={"csrf_token": token}).status_code == 302
+    assert b"ada@example.com" not in client.get("/").data
+
+
+def test_page_forms_refuse_posts_without_the_session_token(client, make_user):
+    make_user("ada@example.com")
+    forged = client.post("/login", data={"email": "ada@example.com",
+                                         "password": "correct horse battery"})
+    assert forged.status_code == 400
+    _form_token(client, "/login")
+    wrong = client.post("/login", data={"email": "ada@example.com",
+                                        "password": "correct horse battery", "csrf_token": "x"})
+    assert wrong.status_code == 400
+    assert b"ada@example.com" not in client.get("/").data
