@@ -110,3 +110,14 @@ def cases(*specs: tuple[str, dict]) -> tuple[TestCase, ...]:
 def float32_scalar(value: float) -> float:
     """A Python float that is exactly representable in float32."""
     return float(np.float32(value))
+
+
+# One element per thread over n elements (vector_add, relu, saxpy): the same GPU sizes and
+# benchmark size, so their timings compare directly.
+ELEMENTWISE_CUDA_CASES = cases(
+    ("tiny", {"n": 1}),
+    ("prime", {"n": 1021}),
+    ("odd_256", {"n": 1_000_003}),
+    ("large", {"n": (1 << 24) + 43}),
+)
+ELEMENTWISE_BENCH = {"cpu": {"n": 1 << 20}, "cuda": {"n": 1 << 25}}

@@ -1,7 +1,9 @@
 """Task: rectified linear unit, element-wise."""
 import numpy as np
 
-from gpu_tasks.base import Arg, Task, cases, f32, f64, output_like
+from gpu_tasks.base import (
+    ELEMENTWISE_BENCH, ELEMENTWISE_CUDA_CASES, Arg, Task, cases, f32, f64, output_like,
+)
 
 STATEMENT = """\
 # ReLU
@@ -62,14 +64,9 @@ TASK = Task(
             ("odd_256", {"n": 4099}),
             ("large", {"n": 524_287}),
         ),
-        "cuda": cases(
-            ("tiny", {"n": 1}),
-            ("prime", {"n": 1021}),
-            ("odd_256", {"n": 1_000_003}),
-            ("large", {"n": (1 << 24) + 43}),
-        ),
+        "cuda": ELEMENTWISE_CUDA_CASES,
     },
-    bench={"cpu": {"n": 1 << 20}, "cuda": {"n": 1 << 25}},
+    bench=ELEMENTWISE_BENCH,
     check="exact",
     tolerance={},
     generate=generate,
