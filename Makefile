@@ -40,16 +40,30 @@ test-system-deps: system-deps
 	command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium-driver"; \
 	$(APT_INSTALL)
 
+# The candidates' code editor (CodeMirror 6), bundled from the pinned npm packages in
+# package-lock.json into static/vendor/ (gitignored); pages never load scripts from a CDN.
+# CodeMirror and Lezer are MIT: their license texts go to static/vendor/editor.js.LICENSE.txt.
+EDITOR_BANNER := /*! KernelPath code editor. Bundles CodeMirror 6 and Lezer (MIT License, Marijn Haverbeke and others); license texts: editor.js.LICENSE.txt */
+static/vendor/editor.js: package.json package-lock.json $(wildcard static/src/*.js static/src/*.mjs)
+	npm ci --no-audit --no-fund
+	mkdir -p static/vendor
+	node_modules/.bin/esbuild static/src/editor.js --bundle --minify --format=iife --target=es2020 \
+	  --legal-comments=eof --banner:js='$(EDITOR_BANNER)' --metafile=static/vendor/editor.meta.json \
+	  --outfile=$@
+	node static/src/licenses.mjs static/vendor/editor.meta.json static/vendor/editor.js.LICENSE.txt
+	rm -f static/vendor/editor.meta.json
+	touch $@
+
 db: $(VENV)/.installed
 	$(BIN)/flask db upgrade
 
 starter: db
 	$(BIN)/flask jobs load-starter
 
-run: system-deps starter
+run: system-deps starter static/vendor/editor.js
 	$(BIN)/flask run --host 127.0.0.1 --port 5000
 
-test: test-system-deps $(VENV)/.installed-dev
+test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js
 	$(BIN)/python -m pytest -q
 	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -m db
 
