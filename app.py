@@ -4,7 +4,20 @@ import os
 from flask import Flask
 
 import settings
-from extensions import api, db, login_manager, migrate
+from extensions import api, db, limiter, login_manager, migrate
+
+
+def _sqlite_for_concurrent_use(engine) -> None:
+    """Write-ahead log, so grading threads' writes do not block readers; wait for locks."""
+    from sqlalchemy import event
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(connection, _record):
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=15000")
+        cursor.close()
 
 
 def create_app(config=None) -> Flask:
@@ -25,17 +38,25 @@ def create_app(config=None) -> Flask:
         )
 
     db.init_app(app)
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        with app.app_context():
+            _sqlite_for_concurrent_use(db.engine)
     migrate.init_app(app, db, directory=os.path.join(app.root_path, "migrations"))
     login_manager.init_app(app)
     api.init_app(app)
+    limiter.init_app(app)
 
     from accounts import register as register_accounts
+    from assessments import register as register_assessments
     from jobdata import register as register_jobs
     from web import csrf, errors, pages
 
     errors.register(app)
+    from web import inputs  # before any blueprint: it replaces the `int` URL converter
+    inputs.register(app)
     csrf.register(app)
     register_accounts(app, api)
     register_jobs(app, api)
+    register_assessments(app, api)
     pages.register(app)
     return app

@@ -7,6 +7,7 @@ DEFAULTS = {
     "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
     "MAX_CONTENT_LENGTH": 1024 * 1024,
     "JOB_TEXT_MAX_BYTES": 200 * 1024,
+    "API_JSON_MAX_DEPTH": 32,  # deeper JSON bodies are refused with 400 (web/inputs.py)
     "API_TITLE": "KernelPath API",
     "API_VERSION": "v1",
     "OPENAPI_VERSION": "3.0.3",
@@ -18,7 +19,21 @@ DEFAULTS = {
         }
     },
     "TOKEN_TTL_DAYS": 90,
+    # Grading: "local" (worker threads in the service) or "celery" (CELERY_BROKER_URL).
     "GRADING_QUEUE": "local",
+    "GRADING_WORKERS": 0,                 # local engine; 0: sized to the machine
+    "GRADING_BACKENDS": "cpu",            # "cpu,cuda" where GPU workers serve the cuda queue
+    "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+    "SUBMISSION_RATE_LIMIT": "20/minute;300/hour",   # per user, submissions and runs each
+    "RATELIMIT_STORAGE_URI": "memory://",           # redis://... to share limits between processes
+    "RATELIMIT_HEADERS_ENABLED": True,
+    # Outgoing mail (invitations); unset MAIL_SERVER sends nothing and shows links instead.
+    "MAIL_SERVER": None,
+    "MAIL_PORT": 25,
+    "MAIL_USE_TLS": False,
+    "MAIL_USERNAME": None,
+    "MAIL_PASSWORD": None,
+    "MAIL_FROM": None,
 }
 
 _ENV_PREFIX = "KERNELPATH_"
@@ -45,6 +60,8 @@ def from_environment(environ=None) -> dict:
         for key, value in environ.items()
         if key.startswith(_ENV_PREFIX)
     }
+    if environ.get("CELERY_BROKER_URL"):
+        found["CELERY_BROKER_URL"] = environ["CELERY_BROKER_URL"]
     if environ.get("DATABASE_URL"):
         found["SQLALCHEMY_DATABASE_URI"] = normalise_database_url(environ["DATABASE_URL"])
     return found

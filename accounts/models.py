@@ -48,6 +48,8 @@ class User(db.Model):
         ForeignKey("organisations.id", ondelete="SET NULL"), index=True
     )
     is_org_admin: Mapped[bool] = mapped_column(default=False)
+    # The name shown on leaderboards and public solutions (never the e-mail address).
+    display_name: Mapped[str | None] = mapped_column(String(80))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     organisation: Mapped[Organisation | None] = relationship(back_populates="members")
@@ -71,6 +73,10 @@ class User(db.Model):
 
     def check_password(self, password: str) -> bool:
         return check_password_hash(self.password_hash, password)
+
+    @property
+    def public_name(self) -> str:
+        return self.display_name or f"user {self.id}"
 
     def has_role(self, *roles: Role) -> bool:
         return self.role in {r.value for r in roles}

@@ -65,8 +65,11 @@ def app(database_url, tmp_path_factory):
 
     from app import create_app
 
+    # Tests share one app: per-user submission limits are lifted here and tested on an app of
+    # their own (user ids repeat between tests once tables are emptied).
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url,
-                      "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False})
+                      "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
+                      "SUBMISSION_RATE_LIMIT": "10000/minute"})
     with app.app_context():
         upgrade()
     return app
@@ -111,3 +114,36 @@ def make_user(client):
     def make(email, role="candidate", organisation=None):
         return ApiUser(client, email, role, organisation)
     return make
+
+
+class _Inbox:
+    """Messages a local SMTP server received."""
+
+    def __init__(self):
+        import queue
+        self.messages = queue.Queue()
+
+    async def handle_DATA(self, server, session, envelope):
+        from email import message_from_bytes, policy
+        self.messages.put(message_from_bytes(envelope.content, policy=policy.default))
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp_server():
+    """A real SMTP server (aiosmtpd) on a free local port; `wait_for_message()` returns the next mail."""
+    import socket
+
+    from aiosmtpd.controller import Controller
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    inbox = _Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    controller.wait_for_message = lambda timeout=30: inbox.messages.get(timeout=timeout)
+    try:
+        yield controller
+    finally:
+        controller.stop()

@@ -5,6 +5,7 @@ endpoint open to cross-site request forgery. Pages use Flask-Login's session ins
 """
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import wraps
 
 from flask import request
@@ -13,6 +14,9 @@ from flask_smorest import abort
 from accounts.models import Role, User, utcnow
 from accounts.service import user_for_token
 from extensions import db
+
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 def api_user() -> User | None:
@@ -30,11 +34,20 @@ def api_user() -> User | None:
         if found is None:
             abort(401, message="token is invalid, expired or revoked", field="Authorization")
         user, token = found
-        token.last_used_at = utcnow()
-        db.session.commit()
+        # Recorded to the minute: a write on every call would double the cost of each request.
+        now = utcnow()
+        if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+            token.last_used_at = now
+            db.session.commit()
         request.environ["kernelpath.token"] = token
     request.environ["kernelpath.user"] = user
     return user
+
+
+def rate_limit_key() -> str:
+    """Rate limits count per signed-in user (whatever their token), else per address."""
+    user = api_user()
+    return f"user:{user.id}" if user is not None else f"ip:{request.remote_addr}"
 
 
 def api_token():

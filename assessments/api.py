@@ -1,0 +1,137 @@
+"""API: the task catalog, sample runs, submissions, leaderboards."""
+from flask import current_app
+from flask_smorest import Blueprint, abort
+
+from extensions import limiter
+from web.auth import api_user, login_required, rate_limit_key
+
+from . import catalog, results, submissions
+from .errors import AssessmentError
+from .models import SubmissionKind
+from .schemas import (AcceptedSchema, LeaderboardQuerySchema, LeaderboardSchema, RunRequestSchema,
+                      SubmissionListQuerySchema, SubmissionRequestSchema, SubmissionSchema,
+                      TaskListSchema, TaskSchema, VisibilitySchema)
+
+tasks_blp = Blueprint("tasks", __name__, url_prefix="/api/v1/tasks",
+                      description="The task catalog: GPU coding tasks and their leaderboards")
+runs_blp = Blueprint("runs", __name__, url_prefix="/api/v1/runs",
+                     description="Try code on a task's visible sample tests (not scored)")
+subs_blp = Blueprint("submissions", __name__, url_prefix="/api/v1/submissions",
+                     description="Graded submissions on the hidden tests")
+BEARER = [{"bearerAuth": []}]
+
+
+def refuse(err: AssessmentError):
+    abort(err.status, message=err.message, field=err.field)
+
+
+def _rate() -> str:
+    return current_app.config.get("SUBMISSION_RATE_LIMIT", "20/minute;300/hour")
+
+
+@tasks_blp.route("")
+@tasks_blp.response(200, TaskListSchema)
+def list_tasks():
+    """Every task: slug, title, difficulty, skills, a short summary."""
+    return {"items": catalog.all_summaries()}
+
+
+@tasks_blp.route("/<slug>")
+@tasks_blp.response(200, TaskSchema)
+def get_task(slug):
+    """One task: statement (Markdown), signature, arguments, check, samples, starters per style."""
+    try:
+        return catalog.detail(catalog.task_or_error(slug))
+    except catalog.UnknownTask as err:
+        abort(404, message=str(err), field="slug")
+
+
+@tasks_blp.route("/<slug>/leaderboard")
+@tasks_blp.arguments(LeaderboardQuerySchema, location="query")
+@tasks_blp.response(200, LeaderboardSchema)
+def leaderboard(query, slug):
+    """Best accepted time per user for a backend and GPU (timings flagged for review never appear)."""
+    try:
+        catalog.task_or_error(slug)
+    except catalog.UnknownTask as err:
+        abort(404, message=str(err), field="slug")
+    return results.leaderboard(slug, query["backend"], query.get("gpu"))
+
+
+def _queue(data, kind: SubmissionKind):
+    try:
+        sub = submissions.create(api_user(), data["task"], data["source"], kind=kind,
+                                 assessment_id=data.get("assessment_id"), backend=data.get("backend"))
+    except AssessmentError as err:
+        refuse(err)
+    return {"id": sub.id, "status": sub.status}
+
+
+@runs_blp.route("", methods=["POST"])
+@limiter.limit(_rate, key_func=rate_limit_key)
+@runs_blp.arguments(RunRequestSchema)
+@runs_blp.response(202, AcceptedSchema)
+@runs_blp.doc(security=BEARER)
+@login_required()
+def create_run(data):
+    """Judge code on the task's visible samples only: no score, no timing, never counted."""
+    return _queue(data, SubmissionKind.RUN)
+
+
+@runs_blp.route("/<int:run_id>")
+@runs_blp.response(200, SubmissionSchema)
+@runs_blp.doc(security=BEARER)
+@login_required()
+def get_run(run_id):
+    """A run's status and, when done, the report (with compile report, PTX and SASS)."""
+    try:
+        return submissions.readable(api_user(), run_id, SubmissionKind.RUN)
+    except AssessmentError as err:
+        refuse(err)
+
+
+@subs_blp.route("", methods=["POST"])
+@limiter.limit(_rate, key_func=rate_limit_key)
+@subs_blp.arguments(SubmissionRequestSchema)
+@subs_blp.response(202, AcceptedSchema)
+@subs_blp.doc(security=BEARER)
+@login_required()
+def create_submission(data):
+    """Submit a solution (practice, or within an assessment you started); graded on a worker."""
+    return _queue(data, SubmissionKind.SUBMISSION)
+
+
+@subs_blp.route("", methods=["GET"])
+@subs_blp.arguments(SubmissionListQuerySchema, location="query")
+@subs_blp.response(200, SubmissionSchema(many=True, exclude=("source", "report")))
+@subs_blp.doc(security=BEARER)
+@login_required()
+def list_submissions(query):
+    """Your latest submissions, newest first."""
+    return submissions.list_mine(api_user(), query.get("task"))
+
+
+@subs_blp.route("/<int:sub_id>")
+@subs_blp.response(200, SubmissionSchema)
+@subs_blp.doc(security=BEARER)
+@login_required()
+def get_submission(sub_id):
+    """Status and, when done, the judge's report. The owner, the assessment's recruiters, or
+    anyone for a solution made public; others get 404."""
+    try:
+        return submissions.readable(api_user(), sub_id)
+    except AssessmentError as err:
+        refuse(err)
+
+
+@subs_blp.route("/<int:sub_id>/visibility", methods=["PUT"])
+@subs_blp.arguments(VisibilitySchema)
+@subs_blp.response(200, SubmissionSchema(exclude=("source", "report")))
+@subs_blp.doc(security=BEARER)
+@login_required()
+def set_visibility(data, sub_id):
+    """Make an accepted solution's code public on the leaderboard (or private again)."""
+    try:
+        return submissions.set_public(api_user(), sub_id, data["public"])
+    except AssessmentError as err:
+        refuse(err)

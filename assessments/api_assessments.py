@@ -1,0 +1,187 @@
+"""API: assessments, their invitations and results, and candidates' profiles."""
+from flask import Response, url_for
+from flask_smorest import Blueprint
+
+from accounts import mail
+from accounts.models import Role, utcnow
+from web.auth import api_user, login_required
+
+from . import results, service
+from .api import BEARER, refuse
+from .errors import AssessmentError
+from .schemas import (AcceptResultSchema, AssessmentCreateSchema, AssessmentDetailSchema,
+                      AssessmentSchema, InvitationPreviewSchema, InviteRequestSchema,
+                      InviteResultSchema, ProfileSchema, ProfileTextSchema, ResultsQuerySchema,
+                      ResultsSchema, SuggestionSchema, SuggestQuerySchema)
+
+blp = Blueprint("assessments", __name__, url_prefix="/api/v1/assessments",
+                description="Timed assessments for a job: tasks, invitations, results")
+invitations_blp = Blueprint("assessment_invitations", __name__, url_prefix="/api/v1/invitations",
+                            description="Opening and accepting an assessment invitation")
+candidates_blp = Blueprint("candidates", __name__, url_prefix="/api/v1/candidates",
+                           description="Candidates' verified and claimed skills")
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(AssessmentCreateSchema)
+@blp.response(201, AssessmentSchema)
+@blp.doc(security=BEARER)
+@login_required(Role.RECRUITER)
+def create(data):
+    """Create an assessment for one of your organisation's jobs (tasks suggested when omitted)."""
+    try:
+        return service.create(api_user(), data["job_id"], data.get("tasks"),
+                              data["time_limit_minutes"], data["backend"], data.get("title"))
+    except AssessmentError as err:
+        refuse(err)
+
+
+@blp.route("", methods=["GET"])
+@blp.response(200, AssessmentSchema(many=True))
+@blp.doc(security=BEARER)
+@login_required()
+def list_assessments():
+    """Your organisation's assessments (recruiters) or the ones you started (candidates)."""
+    return service.list_for(api_user())
+
+
+@blp.route("/suggestions")
+@blp.arguments(SuggestQuerySchema, location="query")
+@blp.response(200, SuggestionSchema)
+@blp.doc(security=BEARER)
+@login_required(Role.RECRUITER)
+def suggestions(query):
+    """The tasks that best cover a job's required skills."""
+    try:
+        return {"job_id": query["job_id"], "tasks": service.suggestions_for(api_user(), query["job_id"])}
+    except AssessmentError as err:
+        refuse(err)
+
+
+@blp.route("/<int:assessment_id>")
+@blp.response(200, AssessmentDetailSchema)
+@blp.doc(security=BEARER)
+@login_required()
+def get_assessment(assessment_id):
+    """One assessment; recruiters see its invitations, a candidate their own start and deadline."""
+    user = api_user()
+    try:
+        assessment = service.visible_assessment(user, assessment_id)
+    except AssessmentError as err:
+        refuse(err)
+    body = AssessmentSchema().dump(assessment)
+    if assessment.organisation_id == user.organisation_id:
+        body["invitations"] = assessment.invitations
+    else:
+        entry = service.entry_for(user, assessment)
+        body.update(started_at=entry.started_at, deadline=entry.deadline)
+    return body
+
+
+@blp.route("/<int:assessment_id>", methods=["DELETE"])
+@blp.response(204)
+@blp.doc(security=BEARER)
+@login_required(Role.RECRUITER)
+def delete_assessment(assessment_id):
+    """Delete an assessment with its invitations and submissions."""
+    try:
+        service.delete(api_user(), assessment_id)
+    except AssessmentError as err:
+        refuse(err)
+
+
+@blp.route("/<int:assessment_id>/invitations", methods=["POST"])
+@blp.arguments(InviteRequestSchema)
+@blp.response(201, InviteResultSchema)
+@blp.doc(security=BEARER)
+@login_required(Role.RECRUITER)
+def invite(data, assessment_id):
+    """Invite a candidate by e-mail: a single-use link, e-mailed when SMTP is set up, shown once."""
+    try:
+        invitation, token = service.invite(api_user(), assessment_id, data["email"])
+    except AssessmentError as err:
+        refuse(err)
+    url = url_for("assessment_pages.invitation", token=token, _external=True)
+    assessment = invitation.assessment
+    sent = mail.send(invitation.email, f"Your GPU assessment: {assessment.title}",
+                     f"{assessment.organisation.name} invites you to a timed assessment of "
+                     f"{len(assessment.tasks)} GPU coding task(s), {assessment.time_limit_minutes} "
+                     f"minutes from the moment you start.\n\nOpen it here: {url}\n\n"
+                     f"The link works once and expires on {invitation.expires_at:%Y-%m-%d}.")
+    if sent:
+        service.mark_emailed(invitation)
+    return {"id": invitation.id, "email": invitation.email, "token": token, "url": url,
+            "emailed": sent, "expires_at": invitation.expires_at}
+
+
+@blp.route("/<int:assessment_id>/results")
+@blp.arguments(ResultsQuerySchema, location="query")
+@blp.response(200, ResultsSchema)
+@blp.alt_response(200, description="CSV with ?format=csv", content_type="text/csv")
+@blp.doc(security=BEARER)
+@login_required(Role.RECRUITER)
+def results_of(query, assessment_id):
+    """Per candidate and task: the best submission's verdict, score and time, with review flags."""
+    try:
+        data = results.assessment_results(api_user(), assessment_id)
+    except AssessmentError as err:
+        refuse(err)
+    if query["format"] == "csv":
+        return Response(results.results_csv(data), mimetype="text/csv", headers={
+            "Content-Disposition": f'attachment; filename="assessment-{assessment_id}-results.csv"'})
+    return data
+
+
+@invitations_blp.route("/<token>")
+@invitations_blp.response(200, InvitationPreviewSchema)
+def preview(token):
+    """What an invitation is for, before accepting it (no sign-in needed)."""
+    try:
+        invitation = service.invitation_for_token(token)
+    except AssessmentError as err:
+        refuse(err)
+    a = invitation.assessment
+    return {"assessment_id": a.id, "title": a.title, "organisation": a.organisation.name,
+            "tasks": len(a.tasks), "time_limit_minutes": a.time_limit_minutes,
+            "used": invitation.candidate_id is not None, "expired": invitation.expires_at < utcnow()}
+
+
+@invitations_blp.route("/<token>/accept", methods=["POST"])
+@invitations_blp.response(200, AcceptResultSchema)
+@invitations_blp.doc(security=BEARER)
+@login_required()
+def accept(token):
+    """Start the assessment as the signed-in candidate: the clock starts now."""
+    try:
+        invitation = service.accept(api_user(), token)
+    except AssessmentError as err:
+        refuse(err)
+    return {"assessment_id": invitation.assessment_id, "started_at": invitation.started_at,
+            "deadline": invitation.deadline}
+
+
+@candidates_blp.route("/<int:candidate_id>/profile")
+@candidates_blp.response(200, ProfileSchema)
+@candidates_blp.doc(security=BEARER)
+@login_required()
+def profile(candidate_id):
+    """Verified skills with level and evidence, and claimed skills apart (the candidate, and
+    recruiters of organisations whose invitation the candidate accepted)."""
+    try:
+        return results.candidate_profile(api_user(), candidate_id)
+    except AssessmentError as err:
+        refuse(err)
+
+
+@candidates_blp.route("/<int:candidate_id>/profile", methods=["PUT"])
+@candidates_blp.arguments(ProfileTextSchema)
+@candidates_blp.response(200, ProfileSchema)
+@candidates_blp.doc(security=BEARER)
+@login_required()
+def save_profile(data, candidate_id):
+    """Your profile or résumé text: the skills it names become claimed skills (empty deletes it)."""
+    try:
+        results.save_claims(api_user(), candidate_id, data["text"])
+        return results.candidate_profile(api_user(), candidate_id)
+    except AssessmentError as err:
+        refuse(err)

@@ -1,0 +1,95 @@
+"""The task catalog as candidates see it: the task bank without its references or hidden tests."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import gpu_tasks
+from skillmap.taxonomy import TRACKS, load_taxonomy
+
+
+class UnknownTask(LookupError):
+    def __init__(self, slug: str):
+        super().__init__(f"no task named {slug!r}")
+        self.slug = slug
+
+
+def task_or_error(slug: str):
+    try:
+        return gpu_tasks.get_task(slug)
+    except KeyError:
+        raise UnknownTask(slug) from None
+
+
+def _skill(skill_id: str) -> dict:
+    tax = load_taxonomy()
+    skill = tax.skills.get(skill_id)
+    return {"id": skill_id, "name": skill.name if skill else skill_id,
+            "category": skill.category if skill else None}
+
+
+def _tracks(task) -> list[str]:
+    """The tracks a task is evidence for: those its skills weigh at 0.5 or more, strongest first."""
+    tax = load_taxonomy()
+    totals = dict.fromkeys(TRACKS, 0.0)
+    for sid in task.skills:
+        if sid in tax.skills:
+            for track, weight in tax.skills[sid].weights.items():
+                totals[track] = max(totals[track], weight)
+    return [t for t in sorted(TRACKS, key=lambda t: -totals[t]) if totals[t] >= 0.5]
+
+
+def _dims(dims: dict) -> dict:
+    return {k: int(v) if isinstance(v, int) else v for k, v in dims.items()}
+
+
+def summary(task) -> dict:
+    return {
+        "slug": task.slug,
+        "title": task.title,
+        "difficulty": task.difficulty,
+        "summary": getattr(task, "summary", "") or task.title,
+        "skills": [_skill(s) for s in task.skills],
+        "tracks": _tracks(task),
+    }
+
+
+@lru_cache(maxsize=None)
+def _starters(slug: str) -> dict:
+    return {style: gpu_tasks.starter(slug, style) for style in gpu_tasks.STYLES}
+
+
+def detail(task) -> dict:
+    """Everything a candidate needs to solve the task; never the reference or the hidden seeds."""
+    return {
+        **summary(task),
+        "statement": task.statement,
+        "signature": task.signature,
+        "args": [{"name": a.name, "role": a.role, "dtype": a.dtype,
+                  "shape": getattr(a, "shape", "") or None} for a in task.args],
+        "check": task.check,
+        "tolerance": dict(task.tolerance),
+        "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
+        "tests": {backend: len(cases) for backend, cases in task.tests.items()},
+        "styles": list(gpu_tasks.STYLES),
+        "starters": dict(_starters(task.slug)),
+    }
+
+
+def all_summaries() -> list[dict]:
+    return [summary(t) for t in gpu_tasks.all_tasks()]
+
+
+def tasks_for_skills(skill_ids: list[str], limit: int = 3) -> list[str]:
+    """Greedy cover: the tasks whose evidenced skills cover the wanted ones best, harder first on ties."""
+    wanted, chosen = set(skill_ids), []
+    rank = {"easy": 0, "medium": 1, "hard": 2}
+    pool = list(gpu_tasks.all_tasks())
+    while wanted and pool and len(chosen) < limit:
+        best = max(pool, key=lambda t: (len(wanted & set(t.skills)), rank.get(t.difficulty, 0)))
+        gain = wanted & set(best.skills)
+        if not gain:
+            break
+        chosen.append(best.slug)
+        wanted -= gain
+        pool.remove(best)
+    return chosen

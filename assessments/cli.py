@@ -1,0 +1,56 @@
+"""`flask tasks list` and `flask tasks show SLUG`: the catalog the API serves, in a terminal."""
+import json
+
+import click
+
+from . import catalog
+
+
+@click.group("tasks", help="The GPU coding tasks candidates solve.")
+def tasks():
+    pass
+
+
+@tasks.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (as GET /api/v1/tasks).")
+def list_tasks(as_json):
+    """Every task: slug, difficulty, title, skills."""
+    items = catalog.all_summaries()
+    if as_json:
+        click.echo(json.dumps({"items": items}, indent=2))
+        return
+    width = max(len(t["slug"]) for t in items)
+    for t in items:
+        skills = ", ".join(s["id"] for s in t["skills"])
+        click.echo(f"{t['slug']:<{width}}  {t['difficulty']:<6}  {t['title']}  [{skills}]")
+
+
+@tasks.command("show")
+@click.argument("slug")
+@click.option("--style", type=click.Choice(list(catalog.gpu_tasks.STYLES)), default="raw",
+              show_default=True, help="Which starter to print.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (as GET /api/v1/tasks/SLUG).")
+def show_task(slug, style, as_json):
+    """A task's statement, signature, arguments, check, samples and starter code."""
+    try:
+        detail = catalog.detail(catalog.task_or_error(slug))
+    except catalog.UnknownTask as err:
+        raise click.ClickException(f"{err}; see `flask tasks list`") from None
+    if as_json:
+        click.echo(json.dumps(detail, indent=2))
+        return
+    click.echo(detail["statement"].rstrip())
+    click.echo("")
+    click.echo(f"Signature   {detail['signature']}")
+    for a in detail["args"]:
+        click.echo(f"  {a['name']:<8} {a['role']:<6} {a['dtype']:<8} {a['shape'] or ''}")
+    tol = ", ".join(f"{k}={v}" for k, v in detail["tolerance"].items())
+    click.echo(f"Check       {detail['check']} ({tol or 'exact'})")
+    samples = "; ".join(f"{s['name']}: " + ", ".join(f"{k}={v}" for k, v in s["sizes"].items())
+                        for s in detail["samples"])
+    click.echo(f"Samples     {samples}")
+    click.echo(f"Skills      {', '.join(s['name'] for s in detail['skills'])}")
+    click.echo(f"Tracks      {', '.join(detail['tracks'])}")
+    click.echo("")
+    click.echo(f"Starter ({style}):")
+    click.echo(detail["starters"][style].rstrip())

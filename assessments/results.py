@@ -1,0 +1,219 @@
+"""What graded work adds up to: an assessment's results, a candidate's verified profile, leaderboards."""
+from __future__ import annotations
+
+import csv
+import io
+
+from sqlalchemy import select
+
+import gpu_tasks
+from accounts.models import Role, User
+from extensions import db
+from skillmap.profile import parse_profile
+from skillmap.taxonomy import load_taxonomy
+from skillmap.verified import Evidence, verified_skills
+
+from . import integrity
+from .errors import AssessmentError
+from .models import (AssessmentInvitation, CandidateProfile, Submission, SubmissionKind,
+                     SubmissionStatus)
+from .service import owned_assessment
+
+_DONE = SubmissionStatus.DONE.value
+_GRADED = SubmissionKind.SUBMISSION.value
+
+
+def _best(subs: list[Submission]) -> Submission | None:
+    """The best graded attempt: highest score, then the fastest timing, then the earliest."""
+    done = [s for s in subs if s.status == _DONE]
+    if not done:
+        return None
+    return min(done, key=lambda s: (-(s.score or 0), s.median_ms if s.median_ms is not None
+                                    else float("inf"), s.id))
+
+
+def _flags(task: str, best: dict[int, Submission]) -> dict[int, list[str]]:
+    """Similarity flags for these submissions: against each other, other people's work, the reference."""
+    if not best:
+        return {}
+    authors = {s.id: s.user_id for s in best.values()}
+    others = {s.id: s.source for s in db.session.scalars(select(Submission).where(
+        Submission.task == task, Submission.kind == _GRADED, Submission.status == _DONE,
+        Submission.user_id.not_in(set(authors.values()))))}
+    subjects = {s.id: s.source for s in best.values()}
+    flags: dict[int, list[str]] = {}
+    for match in integrity.similar_pairs(task, subjects, others):
+        if match.other_id is not None and authors.get(match.other_id) == authors[match.submission_id]:
+            continue
+        flags.setdefault(match.submission_id, []).append(match.describe())
+    return flags
+
+
+def assessment_results(user: User, assessment_id: int) -> dict:
+    """Per candidate and task: the best submission's verdict, score and time, with review flags."""
+    assessment = owned_assessment(user, assessment_id)
+    admitted = [i for i in assessment.invitations if i.candidate_id is not None]
+    subs = list(db.session.scalars(select(Submission).where(
+        Submission.assessment_id == assessment.id, Submission.kind == _GRADED)))
+    rows, best_by_task = [], {t: {} for t in assessment.tasks}
+    for inv in admitted:
+        for task in assessment.tasks:
+            best = _best([s for s in subs if s.user_id == inv.candidate_id and s.task == task])
+            if best is not None:
+                best_by_task[task][inv.candidate_id] = best
+    flags = {}
+    for task, best in best_by_task.items():
+        flags.update(_flags(task, best))
+    for inv in admitted:
+        tasks = []
+        for task in assessment.tasks:
+            mine = [s for s in subs if s.user_id == inv.candidate_id and s.task == task]
+            best = best_by_task[task].get(inv.candidate_id)
+            review = list(flags.get(best.id, [])) if best else []
+            timing = (best.report or {}).get("timing") if best else None
+            if timing and timing.get("flags"):
+                review.append("timing flagged for review: " + ", ".join(timing["flags"]))
+            tasks.append({
+                "task": task, "attempts": len(mine),
+                "pending": sum(1 for s in mine if not SubmissionStatus(s.status).final),
+                "submission_id": best.id if best else None,
+                "verdict": best.verdict if best else None,
+                "score": best.score if best else None,
+                "median_ms": best.median_ms if best else None,
+                "submitted_at": best.created_at if best else None,
+                "minutes_after_start": (round((best.created_at - inv.started_at).total_seconds() / 60, 1)
+                                        if best else None),
+                "flags": review,
+            })
+        rows.append({"candidate_id": inv.candidate_id, "email": inv.candidate.email,
+                     "started_at": inv.started_at, "deadline": inv.deadline,
+                     "total_score": round(sum(t["score"] or 0 for t in tasks) / len(tasks), 1),
+                     "tasks": tasks})
+    rows.sort(key=lambda r: -r["total_score"])
+    return {"assessment_id": assessment.id, "tasks": list(assessment.tasks),
+            "invited": len(assessment.invitations), "started": len(admitted), "candidates": rows}
+
+
+def results_csv(results: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["candidate_id", "email", "started_at", "task", "verdict", "score", "median_ms",
+                     "minutes_after_start", "attempts", "submission_id", "flags"])
+    for row in results["candidates"]:
+        for t in row["tasks"]:
+            writer.writerow([row["candidate_id"], row["email"], row["started_at"].isoformat(),
+                             t["task"], t["verdict"] or "", t["score"] if t["score"] is not None else "",
+                             t["median_ms"] if t["median_ms"] is not None else "",
+                             t["minutes_after_start"] if t["minutes_after_start"] is not None else "",
+                             t["attempts"], t["submission_id"] or "", "; ".join(t["flags"])])
+    return out.getvalue()
+
+
+def _may_read_profile(reader: User, candidate_id: int) -> bool:
+    if reader.id == candidate_id:
+        return True
+    if not (reader.has_role(Role.RECRUITER) and reader.organisation_id):
+        return False
+    from .models import Assessment
+    return db.session.scalar(select(AssessmentInvitation.id).join(Assessment).where(
+        AssessmentInvitation.candidate_id == candidate_id,
+        Assessment.organisation_id == reader.organisation_id).limit(1)) is not None
+
+
+def candidate_profile(reader: User, candidate_id: int) -> dict:
+    """Verified skills (from accepted, unflagged work) and claimed skills, kept apart."""
+    candidate = db.session.get(User, candidate_id)
+    if candidate is None or not _may_read_profile(reader, candidate_id):
+        raise AssessmentError("no such candidate", status=404, field="candidate_id")
+    accepted = list(db.session.scalars(select(Submission).where(
+        Submission.user_id == candidate_id, Submission.kind == _GRADED, Submission.status == _DONE,
+        Submission.verdict == "accepted").order_by(Submission.id)))
+    copied = _copied_from_reference(accepted)
+    evidence = []
+    for sub in accepted:
+        task = gpu_tasks.TASKS.get(sub.task)
+        if task is None or sub.id in copied:
+            continue
+        evidence.append(Evidence(sub.id, sub.task, task.difficulty, float(sub.score or 0),
+                                 tuple(task.skills), sub.finished_at or sub.created_at,
+                                 sub.assessment_id))
+    tax = load_taxonomy()
+    verified = verified_skills(evidence)
+    for item in verified:
+        skill = tax.skills.get(item["skill"])
+        item["name"] = skill.name if skill else item["skill"]
+    profile = db.session.get(CandidateProfile, candidate_id)
+    verified_ids = {v["skill"] for v in verified}
+    claimed = (profile.claimed if profile else {}) or {}
+    return {
+        "candidate_id": candidate_id,
+        "display_name": candidate.public_name,
+        "verified": verified,
+        "claimed": {
+            "skills": [dict(s, also_verified=s["id"] in verified_ids)
+                       for s in claimed.get("skills", [])],
+            "years": claimed.get("years"), "degree": claimed.get("degree"),
+            "updated_at": profile.updated_at if profile else None,
+        },
+        "not_counted": sorted(copied),
+    }
+
+
+def _copied_from_reference(subs: list[Submission]) -> set[int]:
+    copied = set()
+    by_task: dict[str, dict[int, str]] = {}
+    for sub in subs:
+        by_task.setdefault(sub.task, {})[sub.id] = sub.source
+    for task, sources in by_task.items():
+        if task in gpu_tasks.TASKS:
+            copied |= {m.submission_id for m in integrity.similar_pairs(task, sources, {})
+                       if m.other_id is None}
+    return copied
+
+
+def save_claims(user: User, candidate_id: int, text: str) -> CandidateProfile:
+    """The candidate's own profile text, parsed for claimed skills; an empty text deletes it."""
+    if user.id != candidate_id:
+        raise AssessmentError("no such candidate", status=404, field="candidate_id")
+    profile = db.session.get(CandidateProfile, candidate_id)
+    if not text.strip():
+        if profile is not None:
+            db.session.delete(profile)
+            db.session.commit()
+        return None
+    if profile is None:
+        profile = CandidateProfile(user_id=candidate_id, text=text, claimed={})
+        db.session.add(profile)
+    profile.text, profile.claimed = text, parse_profile(text)
+    db.session.commit()
+    return profile
+
+
+def leaderboard(task: str, backend: str, device: str | None = None, limit: int = 50) -> dict:
+    """Best accepted time per user (eligible timings only) for a task, backend and GPU; on the CPU
+    backend, which times nothing, the first accepted solution per user in order of acceptance."""
+    query = select(Submission).where(
+        Submission.task == task, Submission.kind == _GRADED, Submission.status == _DONE,
+        Submission.verdict == "accepted", Submission.backend == backend)
+    if backend == "cuda":
+        query = query.where(Submission.leaderboard_eligible.is_(True), Submission.median_ms.isnot(None))
+        if device:
+            query = query.where(Submission.device == device)
+    best: dict[int, Submission] = {}
+    for sub in db.session.scalars(query.order_by(Submission.id)):
+        kept = best.get(sub.user_id)
+        if kept is None or (sub.median_ms is not None and kept.median_ms is not None
+                            and sub.median_ms < kept.median_ms):
+            best[sub.user_id] = sub
+    if backend == "cuda":
+        ranked = sorted(best.values(), key=lambda s: (s.median_ms, s.id))
+    else:
+        ranked = sorted(best.values(), key=lambda s: s.id)
+    devices = sorted({s.device for s in ranked if s.device})
+    entries = [{"rank": i + 1, "user": s.user.public_name, "submission_id": s.id,
+                "median_ms": s.median_ms, "device": s.device, "score": s.score,
+                "accepted_at": s.finished_at or s.created_at, "public": s.public,
+                "source": s.source if s.public else None}
+               for i, s in enumerate(ranked[:limit])]
+    return {"task": task, "backend": backend, "device": device, "devices": devices,
+            "entries": entries}

@@ -1,0 +1,276 @@
+"""Request and response shapes for tasks, runs, submissions, assessments and profiles."""
+from marshmallow import Schema, fields, validate
+
+BACKENDS = ("cpu", "cuda")
+MAX_SOURCE_CHARS = 64 * 1024
+SLUG = validate.Length(min=1, max=80)
+
+
+class SkillRefSchema(Schema):
+    id = fields.String()
+    name = fields.String()
+    category = fields.String(allow_none=True)
+
+
+class TaskSummarySchema(Schema):
+    slug = fields.String()
+    title = fields.String()
+    difficulty = fields.String()
+    summary = fields.String()
+    skills = fields.List(fields.Nested(SkillRefSchema))
+    tracks = fields.List(fields.String())
+
+
+class TaskArgSchema(Schema):
+    name = fields.String()
+    role = fields.String(metadata={"description": "in, out or scalar"})
+    dtype = fields.String()
+    shape = fields.String(allow_none=True)
+
+
+class SampleSchema(Schema):
+    name = fields.String()
+    sizes = fields.Dict(keys=fields.String(), values=fields.Integer())
+
+
+class TaskSchema(TaskSummarySchema):
+    statement = fields.String(metadata={"description": "Markdown"})
+    signature = fields.String()
+    args = fields.List(fields.Nested(TaskArgSchema))
+    check = fields.String()
+    tolerance = fields.Dict()
+    samples = fields.List(fields.Nested(SampleSchema))
+    tests = fields.Dict(keys=fields.String(), values=fields.Integer(),
+                        metadata={"description": "number of hidden tests per backend"})
+    styles = fields.List(fields.String())
+    starters = fields.Dict(keys=fields.String(), values=fields.String(),
+                           metadata={"description": "starter code per style"})
+
+
+class TaskListSchema(Schema):
+    items = fields.List(fields.Nested(TaskSummarySchema))
+
+
+class LeaderboardQuerySchema(Schema):
+    backend = fields.String(load_default="cuda", validate=validate.OneOf(BACKENDS))
+    gpu = fields.String(validate=validate.Length(max=120))
+
+
+class LeaderboardEntrySchema(Schema):
+    rank = fields.Integer()
+    user = fields.String()
+    submission_id = fields.Integer()
+    median_ms = fields.Float(allow_none=True)
+    device = fields.String(allow_none=True)
+    score = fields.Float(allow_none=True)
+    accepted_at = fields.DateTime()
+    public = fields.Boolean()
+    source = fields.String(allow_none=True, metadata={"description": "present when made public"})
+
+
+class LeaderboardSchema(Schema):
+    task = fields.String()
+    backend = fields.String()
+    device = fields.String(allow_none=True)
+    devices = fields.List(fields.String())
+    entries = fields.List(fields.Nested(LeaderboardEntrySchema))
+
+
+class RunRequestSchema(Schema):
+    task = fields.String(required=True, validate=SLUG)
+    source = fields.String(required=True, validate=validate.Length(min=1, max=MAX_SOURCE_CHARS))
+    backend = fields.String(validate=validate.OneOf(BACKENDS))
+    assessment_id = fields.Integer(strict=True, validate=validate.Range(min=1, max=2**31 - 1))
+
+
+class SubmissionRequestSchema(RunRequestSchema):
+    pass
+
+
+class AcceptedSchema(Schema):
+    id = fields.Integer()
+    status = fields.String()
+
+
+class SubmissionSchema(Schema):
+    id = fields.Integer()
+    kind = fields.String()
+    task = fields.String()
+    backend = fields.String()
+    assessment_id = fields.Integer(allow_none=True)
+    status = fields.String(metadata={"description": "queued, running, done or failed"})
+    verdict = fields.String(allow_none=True, metadata={"description": "the judge's verdict when done"})
+    score = fields.Float(allow_none=True)
+    message = fields.String(allow_none=True)
+    public = fields.Boolean()
+    created_at = fields.DateTime()
+    started_at = fields.DateTime(allow_none=True)
+    finished_at = fields.DateTime(allow_none=True)
+    source = fields.String()
+    report = fields.Dict(allow_none=True, metadata={"description": "the judge's report when done"})
+
+
+class SubmissionListQuerySchema(Schema):
+    task = fields.String(validate=SLUG)
+
+
+class VisibilitySchema(Schema):
+    public = fields.Boolean(required=True)
+
+
+class AssessmentCreateSchema(Schema):
+    job_id = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**31 - 1))
+    tasks = fields.List(fields.String(validate=SLUG), validate=validate.Length(max=10),
+                        metadata={"description": "task slugs; omitted or empty: suggested from the "
+                                                 "job's required skills"})
+    time_limit_minutes = fields.Integer(required=True, strict=True,
+                                        validate=validate.Range(min=5, max=7 * 24 * 60))
+    backend = fields.String(load_default="cpu", validate=validate.OneOf(BACKENDS))
+    title = fields.String(validate=validate.Length(min=1, max=200))
+
+
+class InvitationOutSchema(Schema):
+    id = fields.Integer()
+    email = fields.String()
+    created_at = fields.DateTime()
+    expires_at = fields.DateTime()
+    emailed = fields.Boolean()
+    started_at = fields.DateTime(allow_none=True)
+    deadline = fields.DateTime(allow_none=True)
+    candidate_id = fields.Integer(allow_none=True)
+
+
+class AssessmentSchema(Schema):
+    id = fields.Integer()
+    title = fields.String()
+    job_id = fields.Integer(allow_none=True)
+    organisation = fields.Function(lambda a: a.organisation.name)
+    tasks = fields.List(fields.String())
+    time_limit_minutes = fields.Integer()
+    backend = fields.String()
+    created_at = fields.DateTime()
+
+
+class AssessmentDetailSchema(AssessmentSchema):
+    invitations = fields.List(fields.Nested(InvitationOutSchema),
+                              metadata={"description": "recruiters only"})
+    started_at = fields.DateTime(allow_none=True, metadata={"description": "candidates: your start"})
+    deadline = fields.DateTime(allow_none=True, metadata={"description": "candidates: your deadline"})
+
+
+class InviteRequestSchema(Schema):
+    email = fields.Email(required=True, validate=validate.Length(max=254))
+
+
+class InviteResultSchema(Schema):
+    id = fields.Integer()
+    email = fields.String()
+    token = fields.String(metadata={"description": "shown once; only its hash is stored"})
+    url = fields.String()
+    emailed = fields.Boolean()
+    expires_at = fields.DateTime()
+
+
+class AcceptResultSchema(Schema):
+    assessment_id = fields.Integer()
+    started_at = fields.DateTime()
+    deadline = fields.DateTime()
+
+
+class InvitationPreviewSchema(Schema):
+    assessment_id = fields.Integer()
+    title = fields.String()
+    organisation = fields.String()
+    tasks = fields.Integer()
+    time_limit_minutes = fields.Integer()
+    used = fields.Boolean()
+    expired = fields.Boolean()
+
+
+class SuggestQuerySchema(Schema):
+    job_id = fields.Integer(required=True, validate=validate.Range(min=1, max=2**31 - 1))
+
+
+class SuggestionSchema(Schema):
+    job_id = fields.Integer()
+    tasks = fields.List(fields.String())
+
+
+class ResultsQuerySchema(Schema):
+    format = fields.String(load_default="json", validate=validate.OneOf(["json", "csv"]))
+
+
+class TaskResultSchema(Schema):
+    task = fields.String()
+    attempts = fields.Integer()
+    pending = fields.Integer()
+    submission_id = fields.Integer(allow_none=True)
+    verdict = fields.String(allow_none=True)
+    score = fields.Float(allow_none=True)
+    median_ms = fields.Float(allow_none=True)
+    submitted_at = fields.DateTime(allow_none=True)
+    minutes_after_start = fields.Float(allow_none=True)
+    flags = fields.List(fields.String(), metadata={"description": "for the recruiter's review"})
+
+
+class CandidateResultSchema(Schema):
+    candidate_id = fields.Integer()
+    email = fields.String()
+    started_at = fields.DateTime()
+    deadline = fields.DateTime()
+    total_score = fields.Float()
+    tasks = fields.List(fields.Nested(TaskResultSchema))
+
+
+class ResultsSchema(Schema):
+    assessment_id = fields.Integer()
+    tasks = fields.List(fields.String())
+    invited = fields.Integer()
+    started = fields.Integer()
+    candidates = fields.List(fields.Nested(CandidateResultSchema))
+
+
+class EvidenceSchema(Schema):
+    submission_id = fields.Integer()
+    task = fields.String()
+    score = fields.Float()
+    assessment_id = fields.Integer(allow_none=True)
+    at = fields.DateTime()
+
+
+class VerifiedSkillSchema(Schema):
+    skill = fields.String()
+    name = fields.String()
+    level = fields.Float(metadata={"description": "0 to 1"})
+    level_name = fields.String(metadata={"description": "foundational, proficient or advanced"})
+    verified_at = fields.DateTime()
+    evidence = fields.List(fields.Nested(EvidenceSchema))
+
+
+class ClaimedSkillSchema(Schema):
+    id = fields.String()
+    name = fields.String()
+    category = fields.String()
+    evidence = fields.String(allow_none=True)
+    also_verified = fields.Boolean()
+
+
+class ClaimsSchema(Schema):
+    skills = fields.List(fields.Nested(ClaimedSkillSchema))
+    years = fields.Integer(allow_none=True)
+    degree = fields.String(allow_none=True)
+    updated_at = fields.DateTime(allow_none=True)
+
+
+class ProfileSchema(Schema):
+    candidate_id = fields.Integer()
+    display_name = fields.String()
+    verified = fields.List(fields.Nested(VerifiedSkillSchema))
+    claimed = fields.Nested(ClaimsSchema, metadata={"description": "never counted as verified"})
+    not_counted = fields.List(fields.Integer(), metadata={
+        "description": "accepted submissions left out: nearly the same as the reference solution"})
+
+
+class ProfileTextSchema(Schema):
+    text = fields.String(required=True, validate=validate.Length(max=50_000),
+                         metadata={"description": "profile or résumé text; empty deletes it"})

@@ -1,0 +1,182 @@
+"""Assessments and their invitations. Each public function owns its transaction."""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from flask import current_app
+from sqlalchemy import select, update
+
+from accounts.models import Role, User, utcnow
+from extensions import db
+from jobdata.models import Job
+
+from . import catalog
+from .errors import AssessmentError
+from .models import Assessment, AssessmentInvitation, Backend
+
+INVITATION_TTL = timedelta(days=14)
+TOKEN_PREFIX = "kpa_"
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def available_backends() -> list[str]:
+    """`cpu` always; `cuda` where the operator says GPU workers exist (KERNELPATH_GRADING_BACKENDS)."""
+    configured = current_app.config.get("GRADING_BACKENDS", "cpu")
+    names = configured if isinstance(configured, (list, tuple)) else str(configured).split(",")
+    return [b.value for b in Backend if b.value in {n.strip() for n in names}] or ["cpu"]
+
+
+def check_backend(backend: str, field: str = "backend") -> str:
+    if backend not in available_backends():
+        raise AssessmentError(
+            f"backend {backend!r} has no workers here; use one of {', '.join(available_backends())}",
+            field=field)
+    return backend
+
+
+def _recruiter(user: User) -> None:
+    if not (user.has_role(Role.RECRUITER) and user.organisation_id):
+        raise AssessmentError("only an organisation's recruiters manage assessments", status=403)
+
+
+def suggest_tasks(job: Job, limit: int = 3) -> list[str]:
+    """Tasks covering the job's required skills best, then any of its skills."""
+    skills = job.parse.get("skills", []) if job.parse else []
+    required = [s["id"] for s in skills if s.get("required")]
+    return (catalog.tasks_for_skills(required, limit)
+            or catalog.tasks_for_skills([s["id"] for s in skills], limit))
+
+
+def _job_of_organisation(user: User, job_id: int) -> Job:
+    job = db.session.get(Job, job_id)
+    if job is None or job.organisation_id != user.organisation_id:
+        raise AssessmentError("no such job in your organisation", status=404, field="job_id")
+    return job
+
+
+def suggestions_for(user: User, job_id: int) -> list[str]:
+    _recruiter(user)
+    return suggest_tasks(_job_of_organisation(user, job_id))
+
+
+def create(user: User, job_id: int, tasks: list[str] | None, time_limit_minutes: int,
+           backend: str = "cpu", title: str | None = None) -> Assessment:
+    _recruiter(user)
+    job = _job_of_organisation(user, job_id)
+    check_backend(backend)
+    if tasks:
+        unknown = [t for t in tasks if t not in catalog.gpu_tasks.TASKS]
+        if unknown:
+            raise AssessmentError(f"unknown task {unknown[0]!r}", field="tasks")
+        tasks = list(dict.fromkeys(tasks))
+    else:
+        tasks = suggest_tasks(job)
+        if not tasks:
+            raise AssessmentError("no task of the bank evidences this job's skills; name the tasks",
+                                  field="tasks")
+    assessment = Assessment(organisation_id=user.organisation_id, job_id=job.id,
+                            created_by_id=user.id, title=title or f"{job.title}: GPU assessment",
+                            tasks=tasks, time_limit_minutes=time_limit_minutes, backend=backend)
+    db.session.add(assessment)
+    db.session.commit()
+    return assessment
+
+
+def visible_assessment(user: User, assessment_id: int) -> Assessment:
+    """The assessment if the user's organisation owns it or the user was admitted to it; else 404."""
+    assessment = db.session.get(Assessment, assessment_id)
+    if assessment is not None:
+        if user.organisation_id and assessment.organisation_id == user.organisation_id \
+                and user.has_role(Role.RECRUITER):
+            return assessment
+        if entry_for(user, assessment) is not None:
+            return assessment
+    raise AssessmentError("no such assessment", status=404, field="assessment_id")
+
+
+def owned_assessment(user: User, assessment_id: int) -> Assessment:
+    assessment = db.session.get(Assessment, assessment_id)
+    if assessment is None or not user.has_role(Role.RECRUITER) \
+            or assessment.organisation_id != user.organisation_id:
+        raise AssessmentError("no such assessment", status=404, field="assessment_id")
+    return assessment
+
+
+def list_for(user: User) -> list[Assessment]:
+    """A recruiter's organisation's assessments, or those a candidate was admitted to."""
+    if user.has_role(Role.RECRUITER) and user.organisation_id:
+        query = select(Assessment).where(Assessment.organisation_id == user.organisation_id)
+    else:
+        query = select(Assessment).join(AssessmentInvitation).where(
+            AssessmentInvitation.candidate_id == user.id)
+    return list(db.session.scalars(query.order_by(Assessment.id.desc())).unique())
+
+
+def entry_for(user: User, assessment: Assessment) -> AssessmentInvitation | None:
+    """The candidate's accepted invitation to this assessment."""
+    return db.session.scalar(select(AssessmentInvitation).where(
+        AssessmentInvitation.assessment_id == assessment.id,
+        AssessmentInvitation.candidate_id == user.id))
+
+
+def invite(user: User, assessment_id: int, email: str) -> tuple[AssessmentInvitation, str]:
+    """A single-use invitation; the token is returned once and only its hash is stored."""
+    assessment = owned_assessment(user, assessment_id)
+    token = TOKEN_PREFIX + secrets.token_urlsafe(24)
+    invitation = AssessmentInvitation(assessment=assessment, email=email.strip().lower(),
+                                      token_hash=digest(token), invited_by_id=user.id,
+                                      expires_at=utcnow() + INVITATION_TTL)
+    db.session.add(invitation)
+    db.session.commit()
+    return invitation, token
+
+
+def mark_emailed(invitation: AssessmentInvitation) -> None:
+    invitation.emailed = True
+    db.session.commit()
+
+
+def invitation_for_token(token: str) -> AssessmentInvitation:
+    invitation = db.session.scalar(select(AssessmentInvitation).where(
+        AssessmentInvitation.token_hash == digest(token)))
+    if invitation is None:
+        raise AssessmentError("this invitation is unknown", status=404, field="token")
+    return invitation
+
+
+def accept(user: User, token: str) -> AssessmentInvitation:
+    """The signed-in candidate takes the invitation; the clock starts now."""
+    invitation = invitation_for_token(token)
+    if invitation.candidate_id is not None:
+        if invitation.candidate_id == user.id:
+            return invitation  # opening the link again resumes, the clock keeps running
+        raise AssessmentError("this invitation has been used", status=409, field="token")
+    if invitation.expires_at < utcnow():
+        raise AssessmentError("this invitation has expired", status=410, field="token")
+    if not user.has_role(Role.CANDIDATE):
+        raise AssessmentError("sign in as a candidate to take an assessment", status=403,
+                              field="token")
+    if entry_for(user, invitation.assessment) is not None:
+        raise AssessmentError("you have already started this assessment", status=409, field="token")
+    now = utcnow()
+    deadline = now + timedelta(minutes=invitation.assessment.time_limit_minutes)
+    # Conditional, so two people opening the same link at once cannot both take it.
+    taken = db.session.execute(
+        update(AssessmentInvitation)
+        .where(AssessmentInvitation.id == invitation.id, AssessmentInvitation.candidate_id.is_(None))
+        .values(candidate_id=user.id, started_at=now, deadline=deadline)).rowcount
+    db.session.commit()
+    if not taken:
+        raise AssessmentError("this invitation has been used", status=409, field="token")
+    db.session.refresh(invitation)
+    return invitation
+
+
+def delete(user: User, assessment_id: int) -> None:
+    db.session.delete(owned_assessment(user, assessment_id))
+    db.session.commit()

@@ -1,0 +1,97 @@
+"""Submissions and sample runs: accept the source, queue it, let the right people read it."""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from accounts.models import Role, User, utcnow
+from extensions import db
+
+from . import catalog, queue
+from .errors import AssessmentError
+from .models import Assessment, Submission, SubmissionKind, SubmissionStatus
+from .service import check_backend, entry_for
+
+MAX_SOURCE_BYTES = 64 * 1024
+
+
+def _check_source(source: str) -> None:
+    if not source.strip():
+        raise AssessmentError("source is empty", field="source")
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > MAX_SOURCE_BYTES:
+        raise AssessmentError(f"source is {size} bytes; at most {MAX_SOURCE_BYTES} bytes",
+                              status=413, field="source")
+
+
+def _assessment_backend(user: User, assessment_id: int, task: str, kind: SubmissionKind) -> str:
+    """The assessment's backend, after checking the candidate may submit this task to it now."""
+    assessment = db.session.get(Assessment, assessment_id)
+    entry = entry_for(user, assessment) if assessment else None
+    if entry is None:
+        raise AssessmentError("no such assessment among yours", status=404, field="assessment_id")
+    if task not in assessment.tasks:
+        raise AssessmentError(f"task {task!r} is not part of this assessment", field="task")
+    if kind is SubmissionKind.SUBMISSION and utcnow() > entry.deadline:
+        raise AssessmentError("the assessment's time is up; submissions are closed",
+                              status=403, field="assessment_id")
+    return assessment.backend
+
+
+def create(user: User, task: str, source: str, *, kind: SubmissionKind = SubmissionKind.SUBMISSION,
+           assessment_id: int | None = None, backend: str | None = None) -> Submission:
+    """Store the source and queue it; grading happens on a worker."""
+    try:
+        catalog.task_or_error(task)
+    except catalog.UnknownTask as err:
+        raise AssessmentError(str(err), field="task") from None
+    _check_source(source)
+    if assessment_id is not None:
+        fixed = _assessment_backend(user, assessment_id, task, kind)
+        if backend and backend != fixed:
+            raise AssessmentError(f"this assessment runs on the {fixed} backend", field="backend")
+        backend = fixed
+    else:
+        backend = check_backend(backend or "cpu")
+    sub = Submission(user_id=user.id, task=task, source=source, kind=kind.value, backend=backend,
+                     assessment_id=assessment_id, status=SubmissionStatus.QUEUED.value)
+    db.session.add(sub)
+    db.session.commit()
+    queue.enqueue(sub.id, backend)
+    return sub
+
+
+def _recruiter_of(user: User, sub: Submission) -> bool:
+    return bool(sub.assessment_id and user.has_role(Role.RECRUITER) and user.organisation_id
+                and sub.assessment.organisation_id == user.organisation_id)
+
+
+def readable(user: User, sub_id: int, kind: SubmissionKind = SubmissionKind.SUBMISSION) -> Submission:
+    """The owner, the recruiters of the assessment's organisation, or anyone for a public
+    solution may read it; everyone else gets 404, so ids reveal nothing."""
+    sub = db.session.get(Submission, sub_id)
+    if sub is not None and sub.kind == kind.value:
+        if sub.user_id == user.id or (kind is SubmissionKind.SUBMISSION
+                                      and (_recruiter_of(user, sub) or sub.public)):
+            return sub
+    raise AssessmentError(f"no such {kind.value}", status=404, field="id")
+
+
+def set_public(user: User, sub_id: int, public: bool) -> Submission:
+    """Share (or stop sharing) an accepted solution's code on the task's leaderboard."""
+    sub = db.session.get(Submission, sub_id)
+    if sub is None or sub.user_id != user.id or sub.kind != SubmissionKind.SUBMISSION.value:
+        raise AssessmentError("no such submission", status=404, field="id")
+    if public and sub.verdict != "accepted":
+        raise AssessmentError("only an accepted solution can be made public", status=409,
+                              field="public")
+    sub.public = public
+    db.session.commit()
+    return sub
+
+
+def list_mine(user: User, task: str | None = None, kind: SubmissionKind = SubmissionKind.SUBMISSION,
+              limit: int = 50) -> list[Submission]:
+    query = select(Submission).where(Submission.user_id == user.id, Submission.kind == kind.value)
+    if task:
+        query = query.where(Submission.task == task)
+    return list(db.session.scalars(query.order_by(Submission.id.desc()).limit(limit)))

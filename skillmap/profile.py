@@ -1,0 +1,18 @@
+"""Claimed skills: what a candidate's own profile or résumé text says they know.
+
+The same extractor as for postings reads it; nothing here is verified, and callers must keep
+these claims apart from skills proven by graded work.
+"""
+from __future__ import annotations
+
+from .extract import read, skill_mentions
+
+
+def parse_profile(text: str) -> dict:
+    """Skills named in the text (each with the sentence that names it), years and degree."""
+    doc = read(text)
+    skills = [{"id": s["id"], "name": s["name"], "category": s["category"],
+               "evidence": s["evidence"][0]["text"] if s["evidence"] else None}
+              for s in skill_mentions(doc)]
+    return {"skills": skills, "years": doc.user_data["min_years"],
+            "degree": doc.user_data["degree"]}
