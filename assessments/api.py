@@ -10,6 +10,7 @@ from .errors import AssessmentError
 from .models import SubmissionKind
 from .schemas import (AcceptedSchema, LeaderboardQuerySchema, LeaderboardSchema, RunRequestSchema,
                       SubmissionListQuerySchema, SubmissionRequestSchema, SubmissionSchema,
+                      SubmissionSummarySchema,
                       TaskListSchema, TaskSchema, VisibilitySchema)
 
 tasks_blp = Blueprint("tasks", __name__, url_prefix="/api/v1/tasks",
@@ -103,7 +104,7 @@ def create_submission(data):
 
 @subs_blp.route("", methods=["GET"])
 @subs_blp.arguments(SubmissionListQuerySchema, location="query")
-@subs_blp.response(200, SubmissionSchema(many=True, exclude=("source", "report")))
+@subs_blp.response(200, SubmissionSummarySchema(many=True))
 @subs_blp.doc(security=BEARER)
 @login_required()
 def list_submissions(query):
@@ -126,7 +127,7 @@ def get_submission(sub_id):
 
 @subs_blp.route("/<int:sub_id>/visibility", methods=["PUT"])
 @subs_blp.arguments(VisibilitySchema)
-@subs_blp.response(200, SubmissionSchema(exclude=("source", "report")))
+@subs_blp.response(200, SubmissionSummarySchema)
 @subs_blp.doc(security=BEARER)
 @login_required()
 def set_visibility(data, sub_id):

@@ -69,7 +69,8 @@ def get_assessment(assessment_id):
         assessment = service.visible_assessment(user, assessment_id)
     except AssessmentError as err:
         refuse(err)
-    body = AssessmentSchema().dump(assessment)
+    body = {name: getattr(assessment, name) for name in AssessmentSchema().fields}
+    body["organisation_name"] = assessment.organisation_name
     if assessment.organisation_id == user.organisation_id:
         body["invitations"] = assessment.invitations
     else:

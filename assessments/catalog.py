@@ -80,16 +80,18 @@ def all_summaries() -> list[dict]:
 
 
 def tasks_for_skills(skill_ids: list[str], limit: int = 3) -> list[str]:
-    """Greedy cover: the tasks whose evidenced skills cover the wanted ones best, harder first on ties."""
-    wanted, chosen = set(skill_ids), []
+    """Up to `limit` tasks: first a greedy cover of the wanted skills (the task adding the most
+    uncovered skills, harder first on ties), then the tasks sharing the most skills with them."""
+    wanted = set(skill_ids)
+    uncovered, chosen = set(wanted), []
     rank = {"easy": 0, "medium": 1, "hard": 2}
     pool = list(gpu_tasks.all_tasks())
-    while wanted and pool and len(chosen) < limit:
-        best = max(pool, key=lambda t: (len(wanted & set(t.skills)), rank.get(t.difficulty, 0)))
-        gain = wanted & set(best.skills)
-        if not gain:
+    while pool and len(chosen) < limit:
+        best = max(pool, key=lambda t: (len(uncovered & set(t.skills)), len(wanted & set(t.skills)),
+                                        rank.get(t.difficulty, 0)))
+        if not wanted & set(best.skills):
             break
         chosen.append(best.slug)
-        wanted -= gain
+        uncovered -= set(best.skills)
         pool.remove(best)
     return chosen

@@ -55,6 +55,10 @@ class Assessment(db.Model):
         back_populates="assessment", cascade="all, delete-orphan",
         order_by="AssessmentInvitation.id")
 
+    @property
+    def organisation_name(self) -> str:
+        return self.organisation.name
+
 
 class AssessmentInvitation(db.Model):
     """One candidate's single-use entry to an assessment; the clock starts when it is accepted."""

@@ -38,11 +38,16 @@ class LocalQueue:
         with self._lock:
             if self._recovered:
                 return
+            try:
+                with self.app.app_context():
+                    from extensions import db
+                    pending = grading.pending_ids(db.engine)
+            except Exception:  # no database yet (before `flask db upgrade`): try again later
+                log.exception("could not read unfinished submissions")
+                return
             self._recovered = True
-            with self.app.app_context():
-                from extensions import db
-                for sub_id, _backend in grading.pending_ids(db.engine):
-                    self._jobs.put(sub_id)
+            for sub_id, _backend in pending:
+                self._jobs.put(sub_id)
             for i in range(self.workers):
                 thread = threading.Thread(target=self._work, name=f"grader-{i}", daemon=True)
                 thread.start()

@@ -92,7 +92,7 @@ class AcceptedSchema(Schema):
     status = fields.String()
 
 
-class SubmissionSchema(Schema):
+class SubmissionSummarySchema(Schema):
     id = fields.Integer()
     kind = fields.String()
     task = fields.String()
@@ -106,6 +106,9 @@ class SubmissionSchema(Schema):
     created_at = fields.DateTime()
     started_at = fields.DateTime(allow_none=True)
     finished_at = fields.DateTime(allow_none=True)
+
+
+class SubmissionSchema(SubmissionSummarySchema):
     source = fields.String()
     report = fields.Dict(allow_none=True, metadata={"description": "the judge's report when done"})
 
@@ -144,7 +147,7 @@ class AssessmentSchema(Schema):
     id = fields.Integer()
     title = fields.String()
     job_id = fields.Integer(allow_none=True)
-    organisation = fields.Function(lambda a: a.organisation.name)
+    organisation = fields.String(attribute="organisation_name")
     tasks = fields.List(fields.String())
     time_limit_minutes = fields.Integer()
     backend = fields.String()
@@ -230,7 +233,7 @@ class ResultsSchema(Schema):
     candidates = fields.List(fields.Nested(CandidateResultSchema))
 
 
-class EvidenceSchema(Schema):
+class SkillEvidenceSchema(Schema):
     submission_id = fields.Integer()
     task = fields.String()
     score = fields.Float()
@@ -244,7 +247,7 @@ class VerifiedSkillSchema(Schema):
     level = fields.Float(metadata={"description": "0 to 1"})
     level_name = fields.String(metadata={"description": "foundational, proficient or advanced"})
     verified_at = fields.DateTime()
-    evidence = fields.List(fields.Nested(EvidenceSchema))
+    evidence = fields.List(fields.Nested(SkillEvidenceSchema))
 
 
 class ClaimedSkillSchema(Schema):

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from .conftest import fixture_source, wait_final
+from assessment_helpers import fixture_source, wait_final
 
 pytestmark = pytest.mark.db
 
@@ -35,7 +35,11 @@ def test_tasks_are_suggested_from_the_jobs_required_skills(client, recruiter_wit
     suggested = client.get(f"/api/v1/assessments/suggestions?job_id={job_id}", headers=rec.headers)
     assert suggested.status_code == 200
     tasks = suggested.get_json()["tasks"]
-    assert "reduce_sum" in tasks  # shared memory, warp shuffles, reduction
+    assert len(tasks) == 3 and len(set(tasks)) == 3
+    import gpu_tasks
+    evidenced = set().union(*(gpu_tasks.TASKS[t].skills for t in tasks))
+    # the posting requires CUDA, shared memory, warp shuffles and parallel reduction
+    assert {"cuda", "shared_memory", "warp_shuffle", "parallel_reduction"} <= evidenced
     resp = client.post("/api/v1/assessments", json={"job_id": job_id, "time_limit_minutes": 90},
                        headers=rec.headers)
     assert resp.status_code == 201

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from .conftest import ROOT, fixture_source
+from assessment_helpers import ROOT, fixture_source
 
 pytestmark = [pytest.mark.db, pytest.mark.slow]
 

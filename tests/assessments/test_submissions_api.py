@@ -2,7 +2,7 @@
 who may read what, and the limits on what is accepted."""
 import pytest
 
-from .conftest import fixture_source, wait_final
+from assessment_helpers import fixture_source, wait_final
 
 pytestmark = pytest.mark.db
 
