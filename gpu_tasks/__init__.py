@@ -48,7 +48,11 @@ def all_tasks() -> list[Task]:
     return list(TASKS.values())
 
 
+# After the registry: the catalog looks tasks up in it.
+from gpu_tasks.catalog import STYLES, reference_source, starter, starters  # noqa: E402
+
 __all__ = [
     "Arg", "Task", "TestCase", "TASKS", "get_task", "all_tasks",
     "FLOAT_SENTINEL", "INT_SENTINEL", "output_like",
+    "STYLES", "starter", "starters", "reference_source",
 ]

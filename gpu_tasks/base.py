@@ -20,6 +20,7 @@ class Arg:
     name: str
     role: str  # "in" | "out" | "scalar"
     dtype: str  # arrays: "float32" | "int32"; scalars: "int" | "float"
+    shape: str = ""  # arrays: the statement's shape in the dims, e.g. "(rows, cols)"; scalars: ""
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,11 @@ class Task:
     cost: Callable[[dict], tuple[int, int]]
     # Optional: inputs -> the `scale` keyword of the "sum_abs" check (e.g. sum(|x|)).
     scale: Optional[Callable[[dict], float]] = field(default=None)
+    # Small visible tests a candidate may run any number of times ("Run on samples"); their
+    # inputs come from a public seed, so they prove nothing and are never scored.
+    samples: tuple[TestCase, ...] = ()
+    # One plain-text line for catalog listings (the statement is the full description).
+    summary: str = ""
 
     def __hash__(self) -> int:  # the dict fields are unhashable; a slug names one task
         return hash(self.slug)
@@ -76,6 +82,11 @@ class Task:
 
     def cases(self, backend: str) -> tuple[TestCase, ...]:
         return self.tests.get(backend, ())
+
+    @property
+    def sample_cases(self) -> tuple[TestCase, ...]:
+        """The visible sample tests: the declared ones, else the two smallest CPU tests."""
+        return self.samples or self.tests.get("cpu", ())[:2]
 
     def tolerance_for(self, inputs: dict) -> dict:
         """Keyword arguments for the check on these inputs (adds `scale` where the check needs it)."""

@@ -56,13 +56,14 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="conv1d",
     title="1-D convolution",
+    summary="Valid 1-D cross-correlation of a float32 signal with a filter.",
     difficulty="medium",
     skills=("cuda", "convolution", "shared_memory", "memory_coalescing"),
     statement=STATEMENT,
     args=(
-        Arg("x", "in", "float32"),
-        Arg("w", "in", "float32"),
-        Arg("y", "out", "float32"),
+        Arg("x", "in", "float32", "(n,)"),
+        Arg("w", "in", "float32", "(k,)"),
+        Arg("y", "out", "float32", "(n - k + 1,)"),
         Arg("n", "scalar", "int"),
         Arg("k", "scalar", "int"),
     ),
@@ -82,6 +83,10 @@ TASK = Task(
             ("large", {"n": (1 << 24) + 3, "k": 63}),
         ),
     },
+    samples=cases(
+        ("tiny", {"n": 8, "k": 3}),
+        ("odd", {"n": 300, "k": 7}),
+    ),
     bench={"cpu": {"n": 1 << 17, "k": 31}, "cuda": {"n": 1 << 24, "k": 127}},
     check="norm",
     tolerance={"rtol": 1e-5},

@@ -63,13 +63,14 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="conv2d",
     title="2-D convolution",
+    summary="Valid 2-D cross-correlation of a float32 image with a square filter.",
     difficulty="medium",
     skills=("cuda", "convolution", "shared_memory", "memory_coalescing", "cuda_thread_hierarchy"),
     statement=STATEMENT,
     args=(
-        Arg("x", "in", "float32"),
-        Arg("w", "in", "float32"),
-        Arg("y", "out", "float32"),
+        Arg("x", "in", "float32", "(rows, cols)"),
+        Arg("w", "in", "float32", "(k, k)"),
+        Arg("y", "out", "float32", "(rows - k + 1, cols - k + 1)"),
         Arg("rows", "scalar", "int"),
         Arg("cols", "scalar", "int"),
         Arg("k", "scalar", "int"),
@@ -90,6 +91,10 @@ TASK = Task(
             ("large", {"rows": 4099, "cols": 4097, "k": 5}),
         ),
     },
+    samples=cases(
+        ("tiny", {"rows": 4, "cols": 5, "k": 2}),
+        ("odd", {"rows": 20, "cols": 33, "k": 3}),
+    ),
     bench={"cpu": {"rows": 256, "cols": 256, "k": 5}, "cuda": {"rows": 8192, "cols": 8192, "k": 5}},
     check="norm",
     tolerance={"rtol": 1e-5},

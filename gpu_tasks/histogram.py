@@ -60,12 +60,13 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="histogram",
     title="Histogram",
+    summary="Count how often each int32 value occurs, one bin per value.",
     difficulty="medium",
-    skills=("cuda", "atomic_operations", "shared_memory", "parallel_reduction"),
+    skills=("cuda", "atomic_operations", "parallel_histogram", "shared_memory", "parallel_reduction"),
     statement=STATEMENT,
     args=(
-        Arg("x", "in", "int32"),
-        Arg("hist", "out", "int32"),
+        Arg("x", "in", "int32", "(n,)"),
+        Arg("hist", "out", "int32", "(bins,)"),
         Arg("n", "scalar", "int"),
         Arg("bins", "scalar", "int"),
     ),
@@ -87,6 +88,10 @@ TASK = Task(
             ("large", {"n": (1 << 24) + 7, "bins": 256}),
         ),
     },
+    samples=cases(
+        ("tiny", {"n": 5, "bins": 4}),
+        ("odd", {"n": 300, "bins": 37}),
+    ),
     bench={"cpu": {"n": 1 << 17, "bins": 256}, "cuda": {"n": 1 << 26, "bins": 256}},
     check="exact",
     tolerance={},

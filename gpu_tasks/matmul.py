@@ -58,13 +58,14 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="matmul",
     title="Matrix multiplication",
+    summary="Multiply two rectangular float32 matrices (SGEMM).",
     difficulty="hard",
     skills=("cuda", "shared_memory", "tiled_matmul", "linear_algebra", "memory_coalescing", "occupancy"),
     statement=STATEMENT,
     args=(
-        Arg("a", "in", "float32"),
-        Arg("b", "in", "float32"),
-        Arg("c", "out", "float32"),
+        Arg("a", "in", "float32", "(m, k)"),
+        Arg("b", "in", "float32", "(k, n)"),
+        Arg("c", "out", "float32", "(m, n)"),
         Arg("m", "scalar", "int"),
         Arg("n", "scalar", "int"),
         Arg("k", "scalar", "int"),
@@ -86,6 +87,10 @@ TASK = Task(
             ("large", {"m": 2048, "n": 1536, "k": 1000}),
         ),
     },
+    samples=cases(
+        ("tiny", {"m": 3, "n": 5, "k": 4}),
+        ("odd", {"m": 33, "n": 17, "k": 20}),
+    ),
     bench={"cpu": {"m": 128, "n": 128, "k": 128}, "cuda": {"m": 4096, "n": 4096, "k": 4096}},
     check="norm",
     tolerance={"rtol": 2e-3},

@@ -53,12 +53,13 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="matrix_transpose",
     title="Matrix transpose",
+    summary="Transpose a rectangular float32 matrix.",
     difficulty="medium",
     skills=("cuda", "cuda_thread_hierarchy", "shared_memory", "memory_coalescing", "bank_conflicts"),
     statement=STATEMENT,
     args=(
-        Arg("a", "in", "float32"),
-        Arg("b", "out", "float32"),
+        Arg("a", "in", "float32", "(rows, cols)"),
+        Arg("b", "out", "float32", "(cols, rows)"),
         Arg("rows", "scalar", "int"),
         Arg("cols", "scalar", "int"),
     ),
@@ -78,6 +79,10 @@ TASK = Task(
             ("large", {"rows": 8191, "cols": 4097}),
         ),
     },
+    samples=cases(
+        ("tiny", {"rows": 2, "cols": 3}),
+        ("odd", {"rows": 17, "cols": 33}),
+    ),
     bench={"cpu": {"rows": 512, "cols": 512}, "cuda": {"rows": 8192, "cols": 8192}},
     check="exact",
     tolerance={},

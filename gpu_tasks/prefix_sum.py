@@ -50,10 +50,15 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="prefix_sum",
     title="Inclusive prefix sum",
+    summary="Compute the inclusive prefix sum (scan) of an int32 vector.",
     difficulty="hard",
     skills=("cuda", "shared_memory", "parallel_scan", "warp_shuffle"),
     statement=STATEMENT,
-    args=(Arg("x", "in", "int32"), Arg("y", "out", "int32"), Arg("n", "scalar", "int")),
+    args=(
+        Arg("x", "in", "int32", "(n,)"),
+        Arg("y", "out", "int32", "(n,)"),
+        Arg("n", "scalar", "int"),
+    ),
     tests={
         "cpu": cases(
             ("tiny", {"n": 1}),
@@ -71,6 +76,10 @@ TASK = Task(
             ("large", {"n": (1 << 24) + 7}),
         ),
     },
+    samples=cases(
+        ("tiny", {"n": 5}),
+        ("odd", {"n": 300}),
+    ),
     bench={"cpu": {"n": 1 << 17}, "cuda": {"n": 1 << 24}},
     check="exact",
     tolerance={},

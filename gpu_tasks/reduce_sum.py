@@ -53,10 +53,15 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="reduce_sum",
     title="Sum reduction",
+    summary="Sum a float32 vector into a single value.",
     difficulty="medium",
     skills=("cuda", "shared_memory", "parallel_reduction", "warp_shuffle", "atomic_operations"),
     statement=STATEMENT,
-    args=(Arg("x", "in", "float32"), Arg("out", "out", "float32"), Arg("n", "scalar", "int")),
+    args=(
+        Arg("x", "in", "float32", "(n,)"),
+        Arg("out", "out", "float32", "(1,)"),
+        Arg("n", "scalar", "int"),
+    ),
     tests={
         "cpu": cases(
             ("tiny", {"n": 1}),
@@ -73,6 +78,10 @@ TASK = Task(
             ("large", {"n": (1 << 24) + 3}),
         ),
     },
+    samples=cases(
+        ("tiny", {"n": 5}),
+        ("odd", {"n": 300}),
+    ),
     bench={"cpu": {"n": 1 << 17}, "cuda": {"n": 1 << 26}},
     check="sum_abs",
     tolerance={"rtol": 1e-4},

@@ -52,10 +52,15 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="relu",
     title="ReLU",
+    summary="Apply ReLU, max(x, 0), to every element of a float32 vector.",
     difficulty="easy",
     skills=("cuda", "cupy", "cuda_thread_hierarchy", "memory_coalescing"),
     statement=STATEMENT,
-    args=(Arg("x", "in", "float32"), Arg("y", "out", "float32"), Arg("n", "scalar", "int")),
+    args=(
+        Arg("x", "in", "float32", "(n,)"),
+        Arg("y", "out", "float32", "(n,)"),
+        Arg("n", "scalar", "int"),
+    ),
     tests={
         "cpu": cases(
             ("tiny", {"n": 1}),
@@ -66,6 +71,10 @@ TASK = Task(
         ),
         "cuda": ELEMENTWISE_CUDA_CASES,
     },
+    samples=cases(
+        ("tiny", {"n": 6}),
+        ("odd", {"n": 300}),
+    ),
     bench=ELEMENTWISE_BENCH,
     check="exact",
     tolerance={},

@@ -56,13 +56,14 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="saxpy",
     title="SAXPY",
+    summary="Compute alpha * x + y for float32 vectors (SAXPY).",
     difficulty="easy",
     skills=("cuda", "cupy", "cuda_thread_hierarchy", "memory_coalescing"),
     statement=STATEMENT,
     args=(
-        Arg("x", "in", "float32"),
-        Arg("y", "in", "float32"),
-        Arg("out", "out", "float32"),
+        Arg("x", "in", "float32", "(n,)"),
+        Arg("y", "in", "float32", "(n,)"),
+        Arg("out", "out", "float32", "(n,)"),
         Arg("alpha", "scalar", "float"),
         Arg("n", "scalar", "int"),
     ),
@@ -76,6 +77,10 @@ TASK = Task(
         ),
         "cuda": ELEMENTWISE_CUDA_CASES,
     },
+    samples=cases(
+        ("tiny", {"n": 5}),
+        ("odd", {"n": 300}),
+    ),
     bench=ELEMENTWISE_BENCH,
     check="norm",
     tolerance={"rtol": 1e-6},

@@ -53,13 +53,14 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="sgemv",
     title="Matrix-vector product",
+    summary="Multiply a float32 matrix by a vector (SGEMV).",
     difficulty="medium",
     skills=("cuda", "linear_algebra", "memory_coalescing", "warp_shuffle", "parallel_reduction", "roofline_model"),
     statement=STATEMENT,
     args=(
-        Arg("a", "in", "float32"),
-        Arg("x", "in", "float32"),
-        Arg("y", "out", "float32"),
+        Arg("a", "in", "float32", "(m, n)"),
+        Arg("x", "in", "float32", "(n,)"),
+        Arg("y", "out", "float32", "(m,)"),
         Arg("m", "scalar", "int"),
         Arg("n", "scalar", "int"),
     ),
@@ -79,6 +80,10 @@ TASK = Task(
             ("prime", {"m": 8191, "n": 8209}),
         ),
     },
+    samples=cases(
+        ("tiny", {"m": 3, "n": 4}),
+        ("odd", {"m": 33, "n": 70}),
+    ),
     bench={"cpu": {"m": 512, "n": 1024}, "cuda": {"m": 16384, "n": 8192}},
     check="norm",
     tolerance={"rtol": 1e-5},

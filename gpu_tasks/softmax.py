@@ -62,12 +62,13 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="softmax",
     title="Row-wise softmax",
+    summary="Numerically stable softmax of each row of a float32 matrix.",
     difficulty="medium",
     skills=("cuda", "shared_memory", "parallel_reduction", "warp_shuffle", "numerical_stability"),
     statement=STATEMENT,
     args=(
-        Arg("x", "in", "float32"),
-        Arg("y", "out", "float32"),
+        Arg("x", "in", "float32", "(rows, cols)"),
+        Arg("y", "out", "float32", "(rows, cols)"),
         Arg("rows", "scalar", "int"),
         Arg("cols", "scalar", "int"),
     ),
@@ -88,6 +89,10 @@ TASK = Task(
             ("large", {"rows": 8191, "cols": 4097}),
         ),
     },
+    samples=cases(
+        ("tiny", {"rows": 2, "cols": 5}),
+        ("odd", {"rows": 6, "cols": 100}),
+    ),
     bench={"cpu": {"rows": 256, "cols": 1024}, "cuda": {"rows": 8192, "cols": 4096}},
     check="allclose",
     tolerance={"rtol": 1e-4, "atol": 1e-6},

@@ -56,13 +56,14 @@ def cost(dims: dict) -> tuple[int, int]:
 TASK = Task(
     slug="vector_add",
     title="Vector addition",
+    summary="Add two float32 vectors element by element.",
     difficulty="easy",
     skills=("cuda", "cupy", "cuda_thread_hierarchy", "memory_coalescing"),
     statement=STATEMENT,
     args=(
-        Arg("a", "in", "float32"),
-        Arg("b", "in", "float32"),
-        Arg("c", "out", "float32"),
+        Arg("a", "in", "float32", "(n,)"),
+        Arg("b", "in", "float32", "(n,)"),
+        Arg("c", "out", "float32", "(n,)"),
         Arg("n", "scalar", "int"),
     ),
     tests={
@@ -76,6 +77,10 @@ TASK = Task(
         ),
         "cuda": ELEMENTWISE_CUDA_CASES,
     },
+    samples=cases(
+        ("tiny", {"n": 5}),
+        ("odd", {"n": 300}),
+    ),
     bench=ELEMENTWISE_BENCH,
     check="allclose",
     tolerance={"rtol": 1e-6, "atol": 1e-7},

@@ -44,12 +44,6 @@ CONTRACT_TOL = {
     "matmul": {"rtol": 2e-3}, "softmax": {"rtol": 1e-4, "atol": 1e-6}, "conv1d": {"rtol": 1e-5},
     "sgemv": {"rtol": 1e-5}, "layer_norm": {"rtol": 1e-4, "atol": 1e-5},
 }
-SKILLS = {
-    "cuda", "cupy", "cuda_thread_hierarchy", "shared_memory", "memory_coalescing", "warp_shuffle",
-    "atomic_operations", "parallel_reduction", "parallel_scan", "tiled_matmul", "numerical_stability",
-    "occupancy", "bank_conflicts", "warp_divergence", "roofline_model", "linear_algebra", "convolution",
-    "normalization_kernels",
-}
 SIZE_DIMS = {"n", "rows", "cols", "m", "k", "seq", "dim"}  # dims that are problem sizes (not `bins`)
 
 ALL = [t.slug for t in gpu_tasks.all_tasks()]
@@ -96,7 +90,7 @@ def test_task_metadata(slug):
     for key, limit in CONTRACT_TOL.get(slug, {}).items():
         assert task.tolerance[key] <= limit
     assert task.difficulty in ("easy", "medium", "hard")
-    assert task.skills and set(task.skills) <= SKILLS
+    assert task.skills and len(set(task.skills)) == len(task.skills)  # ids: test_catalog.py
     assert f"def {task.signature}:" in task.statement
     assert task.statement.startswith("# ")
 
@@ -320,9 +314,9 @@ def _solve_params(path: Path):
 
 
 @pytest.mark.parametrize("slug", ALL)
-def test_solution_and_starter_have_the_task_signature(slug):
+def test_solution_and_raw_starter_have_the_task_signature(slug):
     names = list(gpu_tasks.get_task(slug).arg_names)
-    for kind in ("solutions", "starters"):
+    for kind in ("solutions", "starters/raw"):
         path = ROOT / kind / f"{slug}.py"
         assert _solve_params(path) == names, path
         kernels = [n.value for n in ast.walk(ast.parse(path.read_text()))
