@@ -30,12 +30,16 @@ def list_tasks(as_json):
 @click.option("--style", type=click.Choice(list(catalog.gpu_tasks.STYLES)), default="raw",
               show_default=True, help="Which starter to print.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (as GET /api/v1/tasks/SLUG).")
-def show_task(slug, style, as_json):
+@click.option("--starter-only", is_flag=True, help="Print only the starter code (to save as a file).")
+def show_task(slug, style, as_json, starter_only):
     """A task's statement, signature, arguments, check, samples and starter code."""
     try:
         detail = catalog.detail(catalog.task_or_error(slug))
     except catalog.UnknownTask as err:
         raise click.ClickException(f"{err}; see `flask tasks list`") from None
+    if starter_only:
+        click.echo(detail["starters"][style], nl=False)
+        return
     if as_json:
         click.echo(json.dumps(detail, indent=2))
         return
