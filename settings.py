@@ -7,7 +7,11 @@ DEFAULTS = {
     "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
     "MAX_CONTENT_LENGTH": 1024 * 1024,
     "JOB_TEXT_MAX_BYTES": 200 * 1024,
-    "API_JSON_MAX_DEPTH": 32,  # deeper JSON bodies are refused with 400 (web/inputs.py)
+    # What the API takes (web/inputs.py): JSON bodies nested deeper are refused with 400;
+    # integers in paths, queries and bodies past +-API_MAX_INTEGER with 404/422 (the ids are
+    # PostgreSQL INTEGER columns, 32-bit).
+    "API_JSON_MAX_DEPTH": 32,
+    "API_MAX_INTEGER": 2**31 - 1,
     "API_TITLE": "KernelPath API",
     "API_VERSION": "v1",
     "OPENAPI_VERSION": "3.0.3",

@@ -1,6 +1,8 @@
 """Request and response shapes for the accounts API."""
 from marshmallow import Schema, fields, validate
 
+from web.fields import UtcDateTime
+
 
 class SignupSchema(Schema):
     email = fields.Email(required=True, validate=validate.Length(max=254))
@@ -17,7 +19,7 @@ class UserSchema(Schema):
     organisation = fields.Function(
         lambda u: {"id": u.organisation.id, "name": u.organisation.name} if u.organisation else None)
     is_org_admin = fields.Boolean()
-    created_at = fields.DateTime()
+    created_at = UtcDateTime()
 
 
 class CredentialsSchema(Schema):
@@ -31,10 +33,10 @@ class TokenSchema(Schema):
     token = fields.String(metadata={"description": "shown once; store it"})
     prefix = fields.String()
     name = fields.String(allow_none=True)
-    created_at = fields.DateTime()
-    expires_at = fields.DateTime()
-    last_used_at = fields.DateTime(allow_none=True)
-    revoked_at = fields.DateTime(allow_none=True)
+    created_at = UtcDateTime()
+    expires_at = UtcDateTime()
+    last_used_at = UtcDateTime(allow_none=True)
+    revoked_at = UtcDateTime(allow_none=True)
 
 
 class InvitationRequestSchema(Schema):
@@ -46,4 +48,4 @@ class InvitationSchema(Schema):
     email = fields.String()
     organisation_id = fields.Integer()
     code = fields.String(metadata={"description": "give it to the invitee; shown once"})
-    expires_at = fields.DateTime()
+    expires_at = UtcDateTime()

@@ -3,6 +3,7 @@ from flask import current_app
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from skillmap.taxonomy import TRACKS, load_taxonomy
+from web.fields import UtcDateTime
 
 
 def check_posting_text(value: str) -> None:
@@ -80,13 +81,13 @@ class JobSummarySchema(Schema):
     degree = fields.String(allow_none=True)
     salary = fields.Function(lambda j: j.parse.get("salary"))
     skills = fields.Function(lambda j: [s.skill_id for s in j.skills])
-    created_at = fields.DateTime()
+    created_at = UtcDateTime()
 
 
 class JobSchema(JobSummarySchema):
     text = fields.String()
     parse = fields.Nested(ParseSchema)
-    updated_at = fields.DateTime()
+    updated_at = UtcDateTime()
 
 
 class JobQuerySchema(Schema):

@@ -1,6 +1,19 @@
 """Every API error is JSON: {status, message, field?, errors?}."""
 from flask import Flask, jsonify, request
+from marshmallow import Schema, fields
 from werkzeug.exceptions import HTTPException
+
+
+class ErrorSchema(Schema):
+    """The error body as sent (error_body below); documented in place of flask-smorest's own."""
+
+    status = fields.Integer(required=True, metadata={"description": "HTTP status code"})
+    message = fields.String(required=True, metadata={
+        "description": "what went wrong; starts with the field's name when one is at fault"})
+    field = fields.String(metadata={
+        "description": "the request field at fault (dotted path; 'body' for the whole body)"})
+    errors = fields.Dict(metadata={
+        "description": "every problem found, by location then field, as lists of messages"})
 
 
 def _first_field(errors, prefix=""):
@@ -32,7 +45,27 @@ def error_body(status: int, message: str, field=None, errors=None) -> dict:
     return body
 
 
+def document_error_schema(api) -> None:
+    """Make the OpenAPI "Error" schema describe error_body.
+
+    api.init_app has already resolved every default response (DEFAULT_ERROR and one per
+    status, e.g. UNPROCESSABLE_ENTITY) to #/components/schemas/Error from flask-smorest's
+    ErrorSchema, whose `status` is a string and which has no `field`; replacing the component
+    keeps all those references and makes them point at the shape actually sent.
+    """
+    api.spec.components.schemas["Error"] = api.ma_plugin.converter.schema2jsonschema(ErrorSchema)
+
+
+def smorest_apis(app: Flask) -> list:
+    """The flask-smorest Api objects initialised on `app`."""
+    apis = app.extensions.get("flask-smorest", {}).get("apis", {})
+    return [entry["ext_obj"] for entry in apis.values()]
+
+
 def register(app: Flask) -> None:
+    for api in smorest_apis(app):  # after api.init_app(app), before the blueprints
+        document_error_schema(api)
+
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         if not request.path.startswith("/api/"):
