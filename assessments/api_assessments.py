@@ -2,7 +2,6 @@
 from flask import Response, url_for
 from flask_smorest import Blueprint
 
-from accounts import mail
 from accounts.models import Role, utcnow
 from web.auth import api_user, login_required
 
@@ -99,20 +98,13 @@ def delete_assessment(assessment_id):
 def invite(data, assessment_id):
     """Invite a candidate by e-mail: a single-use link, e-mailed when SMTP is set up, shown once."""
     try:
-        invitation, token = service.invite(api_user(), assessment_id, data["email"])
+        invitation, token, url = service.invite(
+            api_user(), assessment_id, data["email"],
+            lambda t: url_for("assessment_pages.invitation", token=t, _external=True))
     except AssessmentError as err:
         refuse(err)
-    url = url_for("assessment_pages.invitation", token=token, _external=True)
-    assessment = invitation.assessment
-    sent = mail.send(invitation.email, f"Your GPU assessment: {assessment.title}",
-                     f"{assessment.organisation.name} invites you to a timed assessment of "
-                     f"{len(assessment.tasks)} GPU coding task(s), {assessment.time_limit_minutes} "
-                     f"minutes from the moment you start.\n\nOpen it here: {url}\n\n"
-                     f"The link works once and expires on {invitation.expires_at:%Y-%m-%d}.")
-    if sent:
-        service.mark_emailed(invitation)
     return {"id": invitation.id, "email": invitation.email, "token": token, "url": url,
-            "emailed": sent, "expires_at": invitation.expires_at}
+            "emailed": invitation.emailed, "expires_at": invitation.expires_at}
 
 
 @blp.route("/<int:assessment_id>/results")

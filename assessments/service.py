@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 
 from flask import current_app
 from sqlalchemy import select, update
 
+from accounts import mail
 from accounts.models import Role, User, utcnow
 from extensions import db
 from jobdata.models import Job
@@ -18,6 +21,7 @@ from .models import Assessment, AssessmentInvitation, Backend
 
 INVITATION_TTL = timedelta(days=14)
 TOKEN_PREFIX = "kpa_"
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
 def digest(token: str) -> str:
@@ -124,21 +128,30 @@ def entry_for(user: User, assessment: Assessment) -> AssessmentInvitation | None
         AssessmentInvitation.candidate_id == user.id))
 
 
-def invite(user: User, assessment_id: int, email: str) -> tuple[AssessmentInvitation, str]:
-    """A single-use invitation; the token is returned once and only its hash is stored."""
+def invite(user: User, assessment_id: int, email: str,
+           link_for: Callable[[str], str]) -> tuple[AssessmentInvitation, str, str]:
+    """A single-use invitation, e-mailed when SMTP is configured; returns it with its token and
+    link (`link_for(token)`), shown once: only the token's hash is stored."""
     assessment = owned_assessment(user, assessment_id)
+    email = email.strip().lower()
+    if not EMAIL.match(email) or len(email) > 254:
+        raise AssessmentError("enter the candidate's e-mail address, like ada@example.com",
+                              field="email")
     token = TOKEN_PREFIX + secrets.token_urlsafe(24)
-    invitation = AssessmentInvitation(assessment=assessment, email=email.strip().lower(),
+    invitation = AssessmentInvitation(assessment=assessment, email=email,
                                       token_hash=digest(token), invited_by_id=user.id,
                                       expires_at=utcnow() + INVITATION_TTL)
     db.session.add(invitation)
     db.session.commit()
-    return invitation, token
-
-
-def mark_emailed(invitation: AssessmentInvitation) -> None:
-    invitation.emailed = True
+    url = link_for(token)
+    invitation.emailed = mail.send(
+        email, f"Your GPU assessment: {assessment.title}",
+        f"{assessment.organisation.name} invites you to a timed assessment of "
+        f"{len(assessment.tasks)} GPU coding task(s), {assessment.time_limit_minutes} minutes "
+        f"from the moment you start.\n\nOpen it here: {url}\n\n"
+        f"The link works once and expires on {invitation.expires_at:%Y-%m-%d}.")
     db.session.commit()
+    return invitation, token, url
 
 
 def invitation_for_token(token: str) -> AssessmentInvitation:
