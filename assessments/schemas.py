@@ -1,6 +1,8 @@
 """Request and response shapes for tasks, runs, submissions, assessments and profiles."""
 from marshmallow import Schema, fields, validate
 
+from web.fields import UtcDateTime
+
 BACKENDS = ("cpu", "cuda")
 MAX_SOURCE_CHARS = 64 * 1024
 SLUG = validate.Length(min=1, max=80)
@@ -63,7 +65,7 @@ class LeaderboardEntrySchema(Schema):
     median_ms = fields.Float(allow_none=True)
     device = fields.String(allow_none=True)
     score = fields.Float(allow_none=True)
-    accepted_at = fields.DateTime()
+    accepted_at = UtcDateTime()
     public = fields.Boolean()
     source = fields.String(allow_none=True, metadata={"description": "present when made public"})
 
@@ -103,9 +105,9 @@ class SubmissionSummarySchema(Schema):
     score = fields.Float(allow_none=True)
     message = fields.String(allow_none=True)
     public = fields.Boolean()
-    created_at = fields.DateTime()
-    started_at = fields.DateTime(allow_none=True)
-    finished_at = fields.DateTime(allow_none=True)
+    created_at = UtcDateTime()
+    started_at = UtcDateTime(allow_none=True)
+    finished_at = UtcDateTime(allow_none=True)
 
 
 class SubmissionSchema(SubmissionSummarySchema):
@@ -135,11 +137,11 @@ class AssessmentCreateSchema(Schema):
 class InvitationOutSchema(Schema):
     id = fields.Integer()
     email = fields.String()
-    created_at = fields.DateTime()
-    expires_at = fields.DateTime()
+    created_at = UtcDateTime()
+    expires_at = UtcDateTime()
     emailed = fields.Boolean()
-    started_at = fields.DateTime(allow_none=True)
-    deadline = fields.DateTime(allow_none=True)
+    started_at = UtcDateTime(allow_none=True)
+    deadline = UtcDateTime(allow_none=True)
     candidate_id = fields.Integer(allow_none=True)
 
 
@@ -151,14 +153,14 @@ class AssessmentSchema(Schema):
     tasks = fields.List(fields.String())
     time_limit_minutes = fields.Integer()
     backend = fields.String()
-    created_at = fields.DateTime()
+    created_at = UtcDateTime()
 
 
 class AssessmentDetailSchema(AssessmentSchema):
     invitations = fields.List(fields.Nested(InvitationOutSchema),
                               metadata={"description": "recruiters only"})
-    started_at = fields.DateTime(allow_none=True, metadata={"description": "candidates: your start"})
-    deadline = fields.DateTime(allow_none=True, metadata={"description": "candidates: your deadline"})
+    started_at = UtcDateTime(allow_none=True, metadata={"description": "candidates: your start"})
+    deadline = UtcDateTime(allow_none=True, metadata={"description": "candidates: your deadline"})
 
 
 class InviteRequestSchema(Schema):
@@ -171,13 +173,13 @@ class InviteResultSchema(Schema):
     token = fields.String(metadata={"description": "shown once; only its hash is stored"})
     url = fields.String()
     emailed = fields.Boolean()
-    expires_at = fields.DateTime()
+    expires_at = UtcDateTime()
 
 
 class AcceptResultSchema(Schema):
     assessment_id = fields.Integer()
-    started_at = fields.DateTime()
-    deadline = fields.DateTime()
+    started_at = UtcDateTime()
+    deadline = UtcDateTime()
 
 
 class InvitationPreviewSchema(Schema):
@@ -211,7 +213,7 @@ class TaskResultSchema(Schema):
     verdict = fields.String(allow_none=True)
     score = fields.Float(allow_none=True)
     median_ms = fields.Float(allow_none=True)
-    submitted_at = fields.DateTime(allow_none=True)
+    submitted_at = UtcDateTime(allow_none=True)
     minutes_after_start = fields.Float(allow_none=True)
     flags = fields.List(fields.String(), metadata={"description": "for the recruiter's review"})
 
@@ -219,8 +221,8 @@ class TaskResultSchema(Schema):
 class CandidateResultSchema(Schema):
     candidate_id = fields.Integer()
     email = fields.String()
-    started_at = fields.DateTime()
-    deadline = fields.DateTime()
+    started_at = UtcDateTime()
+    deadline = UtcDateTime()
     total_score = fields.Float()
     tasks = fields.List(fields.Nested(TaskResultSchema))
 
@@ -238,7 +240,7 @@ class SkillEvidenceSchema(Schema):
     task = fields.String()
     score = fields.Float()
     assessment_id = fields.Integer(allow_none=True)
-    at = fields.DateTime()
+    at = UtcDateTime()
 
 
 class VerifiedSkillSchema(Schema):
@@ -246,7 +248,7 @@ class VerifiedSkillSchema(Schema):
     name = fields.String()
     level = fields.Float(metadata={"description": "0 to 1"})
     level_name = fields.String(metadata={"description": "foundational, proficient or advanced"})
-    verified_at = fields.DateTime()
+    verified_at = UtcDateTime()
     evidence = fields.List(fields.Nested(SkillEvidenceSchema))
 
 
@@ -262,7 +264,7 @@ class ClaimsSchema(Schema):
     skills = fields.List(fields.Nested(ClaimedSkillSchema))
     years = fields.Integer(allow_none=True)
     degree = fields.String(allow_none=True)
-    updated_at = fields.DateTime(allow_none=True)
+    updated_at = UtcDateTime(allow_none=True)
 
 
 class ProfileSchema(Schema):
