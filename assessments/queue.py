@@ -57,7 +57,15 @@ class LocalQueue:
         self.start()
         self._jobs.put(submission_id)
 
-    def stop(self, timeout: float | None = 30) -> None:
+    def stop(self, timeout: float | None = 30, drain: bool = True) -> None:
+        """Stop the workers after the queued work (`drain`) or after their current grade; work
+        left queued stays `queued` in the database and is recovered at the next start."""
+        if not drain:
+            while True:
+                try:
+                    self._jobs.get_nowait()
+                except _queue.Empty:
+                    break
         for _ in self._threads:
             self._jobs.put(None)
         for thread in self._threads:
@@ -94,7 +102,7 @@ class CeleryQueue:
     def enqueue(self, submission_id: int, backend: str) -> None:
         self.celery.send_task("kernelpath.grade", args=[submission_id], queue=backend)
 
-    def stop(self, timeout: float | None = None) -> None:
+    def stop(self, timeout: float | None = None, drain: bool = True) -> None:
         """Nothing runs in this process."""
 
 
