@@ -1,4 +1,4 @@
-"""CLI: python -m assessments.judge --task SLUG --backend cpu|cuda [--json] [--seed N]
+"""CLI: python -m assessments.judge --task SLUG --backend cpu|cuda [--json] [--seed N] [--samples]
 [--unsafe-no-sandbox] FILE.
 
 Exits 0 whenever a verdict was reached (whatever it is); 2 for usage errors such as an unknown
@@ -19,6 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--seed", type=int, default=None, help="input seed (default: secret, random)")
     parser.add_argument("--no-timing", action="store_true", help="skip the timing run on cuda")
+    parser.add_argument("--samples", action="store_true",
+                        help="judge only the task's visible sample tests (quick, not scored)")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run the code without bubblewrap: only for your own code on your own "
                              "machine (the report records it)")
@@ -40,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         print("warning: --unsafe-no-sandbox: the submission runs with your user's rights",
               file=sys.stderr)
     report = judge(task, source, backend=args.backend, seed=args.seed, timing=not args.no_timing,
-                   unsafe_no_sandbox=args.unsafe_no_sandbox)
+                   unsafe_no_sandbox=args.unsafe_no_sandbox,
+                   suite="samples" if args.samples else "tests")
     try:
         print(report.to_json() if args.json else report.render_text())
     except BrokenPipeError:

@@ -20,7 +20,10 @@ from .sandbox import BUBBLEWRAP, DEFAULT_LIMITS, REPO_ROOT, UNSAFE, Limits, Sand
 from .verdicts import Verdict
 
 BACKENDS = ("cpu", "cuda")
+SUITES = ("tests", "samples")
 SOLUTION_FILE = "solution.py"
+# The samples' inputs are visible by design (the statement shows their sizes): a public seed.
+SAMPLES_SEED = 0
 # Timing knobs (repeats, pool, re-checks): backends/cuda/session.py; tests may replace this.
 TIMING_CONFIG = None
 
@@ -58,11 +61,13 @@ class _Run:
     gpu: dict = field(default_factory=dict)   # GPU lock state (cuda), for the timing report
     isolation: str = BUBBLEWRAP
     static_checks: bool = True
+    cases: tuple = ()                           # the tests this run judges
 
 
 def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
           limits: Limits | None = None, timing: bool = True, wrapper=None,
-          unsafe_no_sandbox: bool = False, static_checks: bool = True) -> Report:
+          unsafe_no_sandbox: bool = False, static_checks: bool = True,
+          suite: str = "tests") -> Report:
     """Judge `source` (a submission's text) on `task` (slug or Task) and return the report.
 
     Always returns a report with a final verdict; raises only for caller errors (UnknownTask, a
@@ -70,17 +75,25 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     report is an internal_error saying so, unless `unsafe_no_sandbox` (one's own code only).
     `static_checks=False` exists for the hostile-submission tests, which show the sandbox alone
     contains each attack; `wrapper` replaces the sandbox with a test's own command.
+    `suite="samples"` judges only the task's small visible samples (public seed, no timing, no
+    score): what a candidate tries before submitting.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+    if suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r}; use one of {', '.join(SUITES)}")
     task = resolve_task(task)
     started = time.monotonic()
-    seed = secrets.randbits(63) if seed is None else int(seed)
+    samples = suite == "samples"
+    cases = tuple(task.sample_cases) if samples else tuple(task.tests.get(backend, ()))
+    if seed is None:
+        seed = SAMPLES_SEED if samples else secrets.randbits(63)
+    seed = int(seed)
     report = Report(task=task.slug, backend=backend, verdict=Verdict.INTERNAL_ERROR, message="",
-                    seed=seed,
-                    tests=[TestReport(c.name, dict(c.dims)) for c in task.tests.get(backend, ())])
+                    seed=seed, suite=suite, tests=[TestReport(c.name, dict(c.dims)) for c in cases])
     run = _Run(task, backend, source, seed, limits or DEFAULT_LIMITS[backend], report,
-               isolation=UNSAFE if unsafe_no_sandbox else BUBBLEWRAP, static_checks=static_checks)
+               isolation=UNSAFE if unsafe_no_sandbox else BUBBLEWRAP, static_checks=static_checks,
+               cases=cases)
     try:
         _judge(run, wrapper, timing)
     except Exception as exc:  # the service needs a final status even when the judge breaks
@@ -89,9 +102,14 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
         report.details = run.scrub("".join(traceback.format_exception(exc))[-4000:])
     report.message = run.scrub(report.message)
     t = report.timing
-    sc = scoring.score(report.verdict, backend, t.roofline["fraction"] if t and t.roofline else None,
-                       eligible=bool(t.leaderboard_eligible) if t else True)
-    report.score, report.score_detail = sc.total, sc.to_dict()
+    if samples:
+        report.score, report.score_detail = 0.0, {"total": 0.0, "max": 0.0, "samples": True,
+                                                  "note": "sample runs are not scored"}
+    else:
+        sc = scoring.score(report.verdict, backend,
+                           t.roofline["fraction"] if t and t.roofline else None,
+                           eligible=bool(t.leaderboard_eligible) if t else True)
+        report.score, report.score_detail = sc.total, sc.to_dict()
     report.elapsed_s = round(time.monotonic() - started, 3)
     return report
 
@@ -145,14 +163,17 @@ def _drive(run: _Run, timing: bool) -> None:
         _finish(run, outcome)
         return
     run.arch = answer.get("arch", run.arch)
-    cases = task.tests.get(run.backend, ())
-    for i, case in enumerate(cases):
+    for i, case in enumerate(run.cases):
         outcome = _run_test(run, i, case, checking)
         if outcome:
             _finish(run, outcome)
             return
-    n = len(cases)
+    n = len(run.cases)
     where = "the CPU backend (correctness only; timing needs a GPU)" if run.backend == "cpu" else "the GPU"
+    if run.report.suite == "samples":
+        _finish(run, Outcome(Verdict.ACCEPTED, f"all {n} sample tests passed on {where}; "
+                                               "submit to be judged on the hidden tests"))
+        return
     _finish(run, Outcome(Verdict.ACCEPTED, f"all {n} tests passed on {where}"))
     if timing and run.backend == "cuda" and task.bench.get("cuda"):
         outcome = _time(run)

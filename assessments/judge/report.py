@@ -107,6 +107,7 @@ class Report:
     seed: int | None = None
     elapsed_s: float | None = None
     sandbox: str | None = None               # how the code ran: "bubblewrap", "none (--unsafe-no-sandbox)"
+    suite: str = "tests"                     # "samples": the visible samples only, never scored
     version: int = JSON_VERSION
 
     @property
@@ -153,7 +154,8 @@ def _fmt_bytes(n: int | None) -> str:
 
 def render_text(r: Report) -> str:
     """Readable report for a terminal or a page."""
-    lines = [f"{r.task} on {r.backend}: {r.verdict.title.upper()}", r.message, ""]
+    on = f"{r.task} on {r.backend}" + (" (sample tests)" if r.suite == "samples" else "")
+    lines = [f"{on}: {r.verdict.title.upper()}", r.message, ""]
     if r.tests:
         lines.append("Tests")
         for t in r.tests:
@@ -203,9 +205,12 @@ def render_text(r: Report) -> str:
             lines += [label, *("  " + ln for ln in text.splitlines()[:30]), ""]
     detail = r.score_detail or {}
     perf = detail.get("performance")
-    lines.append(f"Score {r.score:g} / {detail.get('max', 100):g}"
-                 + (f" (correctness {detail.get('correctness', 0):g}, performance {perf:g})"
-                    if perf is not None else ""))
+    if r.suite == "samples":
+        lines.append("Not scored: sample tests only")
+    else:
+        lines.append(f"Score {r.score:g} / {detail.get('max', 100):g}"
+                     + (f" (correctness {detail.get('correctness', 0):g}, performance {perf:g})"
+                        if perf is not None else ""))
     if r.sandbox and r.sandbox != "bubblewrap":
         lines.append(f"Sandbox: {r.sandbox}")
     return "\n".join(lines)
