@@ -121,8 +121,13 @@ def test_cuda_pipeline_with_a_stand_in_gpu_child(tmp_path, monkeypatch):
     r = judge("vector_add", src, backend="cuda", seed=3, wrapper=wrapper)
     assert r.verdict is Verdict.ACCEPTED, r.message
     assert r.timing.median_ms == 1.0 and r.timing.min_ms == 1.0 and r.timing.repeats >= 10
-    assert r.timing.device == "Fake H100" and r.timing.flags == [], r.timing.wall
+    # The stand-in spins 1 ms a call: a busy host stretches its wall time past the events and may
+    # raise the wall flag (or NVML may find the GPU busy); test_timing_crosscheck.py asserts exact
+    # consistency with constructed numbers.
+    host_load = {"events_inconsistent_with_wall_time", "gpu_busy"}
+    assert r.timing.device == "Fake H100" and set(r.timing.flags) <= host_load, r.timing.wall
     rf = r.timing.roofline
     assert 0 < rf["fraction"] <= 1 and rf["bound"] == "memory"
-    assert r.score == round(60 + 40 * rf["fraction"], 2)
+    full = round(60 + 40 * rf["fraction"], 2)
+    assert r.score == (60.0 if r.timing.flags else full)
     assert r.kernels[0].occupancy == 1.0 and r.kernels[0].registers == 16

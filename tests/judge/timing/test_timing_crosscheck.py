@@ -44,6 +44,26 @@ def test_small_differences_stay_within_the_slack():
     assert c.ok
 
 
+def test_the_allowance_is_a_setting():
+    # 4 batches, 14 ms unseen in all: over the default 2 ms a batch + 10% (12 ms), within a wider
+    # allowance.
+    batches = [BatchWall(10, wall_s=0.0135, events_s=0.001, empty_wall_s=0.009)] * 4
+    tight = cc.wall_consistency(batches)
+    assert not tight.ok and tight.excess_s == pytest.approx(0.014)
+    assert tight.allowed_s == pytest.approx(4 * cc.SLACK_S_PER_BATCH + cc.SLACK_REL * 0.040)
+    assert (tight.slack_s_per_batch, tight.slack_rel) == (cc.SLACK_S_PER_BATCH, cc.SLACK_REL)
+    loose = cc.wall_consistency(batches, slack_per_batch=0.004, slack_rel=0.0)
+    assert loose.ok and loose.allowed_s == pytest.approx(0.016)
+    assert loose.to_dict()["slack_s_per_batch"] == 0.004 and loose.to_dict()["slack_rel"] == 0.0
+
+
+def test_honest_batches_are_consistent_to_the_microsecond():
+    # Exact agreement with constructed numbers: no excess at all, well inside any allowance.
+    c = cc.wall_consistency(_batches(5, 100, kernel_s=2e-4, overhead_s=3e-4),
+                            slack_per_batch=0.0, slack_rel=1e-6)
+    assert c.ok and c.excess_s == pytest.approx(0.0, abs=1e-12)
+
+
 def test_no_batches_is_not_ok():
     assert not cc.wall_consistency([]).ok
 

@@ -2,15 +2,18 @@
 replayed. The child is the judge's own, started with the fake `cupy` first on its path."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
-from timing_helpers import FAKE_PEAKS, fake_wrapper, small_vector_add
+from timing_helpers import FAKE_PEAKS, HOST_LOAD_FLAGS, fake_wrapper, small_vector_add
 
-from assessments.judge import Verdict, judge
+from assessments.judge import Verdict, engine, judge
 
 
-def _judge(fixtures, name: str, mode: str = "honest", seed: int = 11):
+def _judge(fixtures, name: str, mode: str = "honest", seed: int = 11, **kwargs):
     source = (fixtures / f"{name}.py").read_text()
-    return judge(small_vector_add(), source, backend="cuda", seed=seed, wrapper=fake_wrapper(mode))
+    return judge(small_vector_add(), source, backend="cuda", seed=seed, wrapper=fake_wrapper(mode),
+                 **kwargs)
 
 
 def _describe(r) -> str:
@@ -23,7 +26,10 @@ def test_honest_run_gives_median_ci_count_and_is_eligible(fake_gpu):
     r = _judge(fake_gpu, "honest")
     assert r.verdict is Verdict.ACCEPTED, _describe(r)
     t = r.timing
-    assert t.flags == [] and t.leaderboard_eligible, _describe(r)
+    # A busy host can raise the wall flag on an honest run; exact consistency is asserted with
+    # constructed numbers in test_timing_crosscheck.py.
+    assert set(t.flags) <= HOST_LOAD_FLAGS, _describe(r)
+    assert t.leaderboard_eligible == (not t.flags)
     assert t.repeats >= 10 and len(t.times_ms) == t.repeats
     assert t.ci_low_ms <= t.median_ms <= t.ci_high_ms
     assert t.min_ms <= t.ci_low_ms and t.ci_high_ms <= t.max_ms
@@ -34,23 +40,42 @@ def test_honest_run_gives_median_ci_count_and_is_eligible(fake_gpu):
     assert 0.05 < t.median_ms < 2.0
     assert t.achieved_gb_s == pytest.approx(12 * 65536 / (t.median_ms * 1e-3) / 1e9)
     assert 0 < t.roofline_fraction <= 1 and t.roofline["bound"] == "memory"
-    assert t.wall["ok"] and t.wall["batches"] >= 1 and t.wall["overhead_ms_per_repeat"] > 0
+    assert t.wall["batches"] >= 1 and t.wall["overhead_ms_per_repeat"] > 0
+    assert t.wall["slack_s_per_batch"] == 0.002 and t.wall["slack_rel"] == 0.10
     assert t.harness["slots"] == 8 and t.harness["variants"] == 3
     assert t.harness["flush_bytes"] >= 2 * t.harness["l2_bytes"] == 2 * 256 * 1024
     assert t.harness["persisting_l2_reset"].startswith("unsupported")
     assert len(t.harness["rechecked_repeats"]) >= 3
     assert t.gpu["lock"] == "held" and t.gpu["nvml"] is False
-    assert r.score == round(60 + 40 * t.roofline_fraction, 2) and not r.score_detail["withheld"]
+    if t.flags:
+        assert r.score == 60.0 and r.score_detail["withheld"]
+    else:
+        assert r.score == round(60 + 40 * t.roofline_fraction, 2) and not r.score_detail["withheld"]
     text = r.render_text()
-    assert "95% CI [" in text and "GB/s" in text and "flagged" not in text
+    assert "95% CI [" in text and "GB/s" in text and ("flagged" in text) == bool(t.flags)
 
 
-def test_forged_timer_is_flagged(fake_gpu):
+# Honest but heavy: 20 passes a call put ~2.6 ms of device time a repeat against well under 1 ms
+# of empty-batch overhead, so what a timer reading low hides dwarfs any host delay.
+HEAVY = """import cupy as cp
+
+
+def solve(a, b, c, n):
+    for _ in range(20):
+        c[...] = a + b
+"""
+
+
+def test_forged_timer_is_flagged(fake_gpu, monkeypatch):
     # Events read a thousandth of the truth, as if a forgery had got past the captured references.
-    r = _judge(fake_gpu, "honest", mode="forge")
+    # Today's allowance, set here so the test does not drift with the defaults.
+    monkeypatch.setattr(engine, "TIMING_CONFIG", dataclasses.replace(
+        engine.TIMING_CONFIG, wall_slack_s_per_batch=0.002, wall_slack_rel=0.10))
+    r = judge(small_vector_add(), HEAVY, backend="cuda", seed=11, wrapper=fake_wrapper("forge"))
     assert r.verdict is Verdict.ACCEPTED, _describe(r)
     t = r.timing
     assert "below_physical_floor" in t.flags and "events_inconsistent_with_wall_time" in t.flags
+    assert t.wall["excess_s"] > 2 * t.wall["allowed_s"], _describe(r)
     assert not t.leaderboard_eligible and not t.wall["ok"]
     assert r.score == 60.0 and r.score_detail["withheld"] and r.score_detail["performance"] == 0.0
     assert "flagged for review" in r.message and "flagged for review" in r.render_text()
@@ -76,15 +101,21 @@ def test_replayed_output_is_caught_by_the_recheck(fake_gpu):
     assert t.harness["recheck_failure"]["mismatches"]
 
 
-def test_rebinding_the_timer_in_the_submission_changes_nothing(fake_gpu):
-    # The harness captured the event API before the file was imported; a static refusal of
-    # module attribute assignment is an equally good answer.
+def test_rebinding_the_timer_in_the_submission_is_refused(fake_gpu):
     r = _judge(fake_gpu, "forged_timer")
-    if r.verdict is Verdict.SECURITY_VIOLATION:
-        return
+    assert r.verdict is Verdict.SECURITY_VIOLATION and r.timing is None, _describe(r)
+
+
+def test_rebinding_the_timer_in_the_submission_changes_nothing(fake_gpu):
+    # Past the static check, the rebinding runs: the harness captured the event API before the
+    # file was imported, so the times stay honest. Had the forged timer reached the harness, its
+    # median (1e-6 ms) would sit far under the physical floor and earn its flag.
+    r = _judge(fake_gpu, "forged_timer", static_checks=False)
     assert r.verdict is Verdict.ACCEPTED, _describe(r)
-    assert r.timing.flags == [] and r.timing.leaderboard_eligible, _describe(r)
-    assert r.timing.median_ms > 1e3 * FAKE_PEAKS.bandwidth_bytes_s ** -1 * 12 * 65536 * 0.75
+    t = r.timing
+    assert "below_physical_floor" not in t.flags and set(t.flags) <= HOST_LOAD_FLAGS, _describe(r)
+    assert t.median_ms > t.physical_floor_ms > 0
+    assert t.median_ms > 1e3 * FAKE_PEAKS.bandwidth_bytes_s ** -1 * 12 * 65536 * 0.75
 
 
 def test_cpu_backend_has_no_timing():

@@ -123,6 +123,18 @@ def test_hidden_work_is_flagged_even_above_the_floor(tmp_path):
     assert t.wall["excess_s"] == pytest.approx(t.repeats * 4e-4, rel=0.05)
 
 
+def test_the_wall_allowance_comes_from_the_config(tmp_path):
+    # 0.4 ms unseen per call: flagged with today's allowance, accepted when the config allows it.
+    base = TimingConfig(slots=SLOTS, target_batch_s=0.05)
+    t, _, _ = _session(tmp_path, {"hidden_s": 4e-4}, config=base)
+    assert t.flags == ["events_inconsistent_with_wall_time"]
+    assert (t.wall["slack_s_per_batch"], t.wall["slack_rel"]) == (0.002, 0.10)
+    wide = dataclasses.replace(base, wall_slack_s_per_batch=0.05, wall_slack_rel=1.0)
+    t, _, _ = _session(tmp_path, {"hidden_s": 4e-4}, config=wide)
+    assert t.flags == [] and t.wall["ok"] and t.wall["allowed_s"] > t.wall["excess_s"]
+    assert (t.wall["slack_s_per_batch"], t.wall["slack_rel"]) == (0.05, 1.0)
+
+
 def test_replayed_output_is_wrong_answer(tmp_path):
     t, outcome, _ = _session(tmp_path, {"behaviour": "replay"})
     assert outcome.verdict is Verdict.WRONG_ANSWER

@@ -18,8 +18,11 @@ GPU_BUSY = "gpu_busy"
 # Flags that keep a time off the leaderboard until someone reviews it.
 REVIEW_FLAGS = frozenset({BELOW_FLOOR, WALL_MISMATCH, PEAKS_UNMEASURED, GPU_NOT_EXCLUSIVE, GPU_BUSY})
 
-# Allowed excess of wall time over events + empty overhead: a fixed part per batch (pipe round
-# trip, scheduler) and a relative part (clock drift between the paired batches).
+# Default allowed excess of wall time over events + empty overhead: a fixed part per batch (the
+# pipe round trip and the host scheduler waking the child and the parent) and a relative part
+# (clock drift and uneven host delays between the paired batches). Both assume a quiet host: a
+# busy one delays the timed batch more than its empty twin and can raise the flag on an honest
+# run. The timing configuration (session.TimingConfig) overrides them.
 SLACK_S_PER_BATCH = 0.002
 SLACK_REL = 0.10
 # A time this far under the roofline floor drawn with measured peaks cannot be real: measured
@@ -49,6 +52,8 @@ class Consistency:
     allowed_s: float
     batches: int
     overhead_ms_per_repeat: float
+    slack_s_per_batch: float = SLACK_S_PER_BATCH   # the allowance this check used
+    slack_rel: float = SLACK_REL
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -69,7 +74,8 @@ def wall_consistency(batches: list[BatchWall], *, slack_per_batch: float = SLACK
     overhead = empty / repeats * 1e3 if repeats else 0.0
     return Consistency(ok=bool(batches) and not (too_much_wall or too_much_events), wall_s=wall,
                        empty_wall_s=empty, events_s=events, excess_s=excess, allowed_s=allowed,
-                       batches=len(batches), overhead_ms_per_repeat=overhead)
+                       batches=len(batches), overhead_ms_per_repeat=overhead,
+                       slack_s_per_batch=slack_per_batch, slack_rel=slack_rel)
 
 
 def physical_floor_s(nbytes: float, flops: float, bandwidth_bytes_s: float, flops_s: float,

@@ -37,6 +37,10 @@ class TimingConfig:
     max_batch_s: float = 10.0
     checks_min: int = 3          # timed repeats whose outputs are re-checked, at least
     checks_per_batch: int = 1
+    # The wall cross-check's allowance (crosscheck.wall_consistency): fixed seconds per batch for
+    # host scheduling and the pipe round trip, and a share of events + empty walls for drift.
+    wall_slack_s_per_batch: float = crosscheck.SLACK_S_PER_BATCH
+    wall_slack_rel: float = crosscheck.SLACK_REL
 
 
 class TimingSession:
@@ -196,7 +200,8 @@ class TimingSession:
         ci = median_ci(samples, self.cfg.rule.confidence)
         nbytes, flops = self.task.cost(self.dims)
         roof = scoring.roofline(ci.median / 1e3, nbytes, flops, self.peaks)
-        wall = crosscheck.wall_consistency(batches)
+        wall = crosscheck.wall_consistency(batches, slack_per_batch=self.cfg.wall_slack_s_per_batch,
+                                           slack_rel=self.cfg.wall_slack_rel)
         flags = crosscheck.review_flags(
             consistency=wall, median_s=ci.median / 1e3, floor_s=roof.physical_floor_s,
             peaks_measured=self.peaks.measured, exclusive=self.gpu.get("lock") in (None, "held"),
