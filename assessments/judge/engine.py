@@ -75,8 +75,8 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     report is an internal_error saying so, unless `unsafe_no_sandbox` (one's own code only).
     `static_checks=False` exists for the hostile-submission tests, which show the sandbox alone
     contains each attack; `wrapper` replaces the sandbox with a test's own command.
-    `suite="samples"` judges only the task's small visible samples (public seed, no timing, no
-    score): what a candidate tries before submitting.
+    `suite="samples"` judges only the task's small visible samples (public seed 0 unless given,
+    no timing, no score): what a candidate tries before submitting.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
@@ -104,6 +104,7 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     t = report.timing
     if samples:
         report.score, report.score_detail = 0.0, {"total": 0.0, "max": 0.0, "samples": True,
+                                                  "counted": False,
                                                   "note": "sample runs are not scored"}
     else:
         sc = scoring.score(report.verdict, backend,

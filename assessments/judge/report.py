@@ -7,7 +7,8 @@ from dataclasses import asdict, dataclass, field
 
 from .verdicts import Verdict
 
-JSON_VERSION = 1
+# 2: Report.suite ("tests" | "samples").
+JSON_VERSION = 2
 
 
 @dataclass
@@ -115,10 +116,11 @@ class Report:
         return self.verdict is Verdict.ACCEPTED
 
     def to_dict(self, candidate_view: bool = False) -> dict:
-        """Plain JSON-able dict; `candidate_view` drops the seed (it regenerates the hidden inputs)."""
+        """Plain JSON-able dict; `candidate_view` drops the seed of a graded run (it regenerates
+        the hidden inputs); a sample run's seed is public and stays."""
         d = asdict(self)
         d["verdict"] = self.verdict.value
-        if candidate_view:
+        if candidate_view and self.suite != "samples":
             d.pop("seed", None)
         return _finite(d)
 

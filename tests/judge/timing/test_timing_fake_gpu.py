@@ -118,6 +118,16 @@ def test_rebinding_the_timer_in_the_submission_changes_nothing(fake_gpu):
     assert t.median_ms > 1e3 * FAKE_PEAKS.bandwidth_bytes_s ** -1 * 12 * 65536 * 0.75
 
 
+def test_samples_on_the_gpu_are_never_timed(fake_gpu):
+    task = small_vector_add()
+    r = judge(task, (fake_gpu / "honest.py").read_text(), backend="cuda", suite="samples",
+              wrapper=fake_wrapper("honest"))
+    assert r.verdict is Verdict.ACCEPTED, _describe(r)
+    assert r.timing is None and r.suite == "samples" and r.seed == 0
+    assert r.score == 0.0 and r.score_detail["counted"] is False
+    assert [t.name for t in r.tests] == [c.name for c in task.sample_cases]
+
+
 def test_cpu_backend_has_no_timing():
     source = "import cupy as cp\n\ndef solve(a, b, c, n):\n    c[...] = a + b\n"
     r = judge(small_vector_add(), source, backend="cpu", seed=1)
