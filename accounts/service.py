@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from flask import current_app
 from sqlalchemy import select
+from sqlalchemy.orm import joinedload
 
 from extensions import db
 
@@ -123,7 +124,9 @@ def issue_token(user: User, name: str | None = None) -> tuple[ApiToken, str]:
 
 
 def user_for_token(plain: str) -> tuple[User, ApiToken] | None:
-    token = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(plain)))
+    # One query for the token and its user: this runs on every authenticated request.
+    token = db.session.scalar(select(ApiToken).options(joinedload(ApiToken.user))
+                              .where(ApiToken.token_hash == _digest(plain)))
     if token is None or token.revoked_at is not None or token.expires_at < utcnow():
         return None
     return token.user, token

@@ -8,6 +8,15 @@ Measured in one run, on the cpu backend, each on a fresh SQLite database:
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Run as a script, this file's folder comes first on sys.path, where its name would hide the
+# standard library's `queue` (which threads and HTTP clients import).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+
 import argparse
 import json
 import os
@@ -15,7 +24,6 @@ import signal
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -23,10 +31,6 @@ import urllib.error
 import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 SOURCE = (ROOT / "tests" / "fixtures" / "submissions" / "vector_add" / "raw_kernel.py").read_text()
 PASSWORD = "correct horse battery"
