@@ -1,7 +1,9 @@
-"""End-to-end judge time per task: python bench/judge.py [--backend cpu|cuda] [--repeats 3] [TASK...].
+"""End-to-end judge time per task: python bench/judge.py [--backend cpu|cuda] [--repeats 3]
+[--no-listings] [TASK...].
 
 cpu: median wall time of judging each reference solution (child start, imports, NVRTC, emulator
-compile, every test), then the emulator's own kernel table when bench/emulator_kernels.py exists.
+compile, every test, the PTX/SASS listings unless --no-listings), then the emulator's own kernel
+table when bench/emulator_kernels.py exists.
 cuda: the timing of each reference solution (needs a GPU): median, 95% CI, repeats, GB/s,
 GFLOP/s, fraction of the roofline and flags.
 """
@@ -27,7 +29,7 @@ def _solutions(selected: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def bench_cpu(selected: list[str], repeats: int) -> int:
+def bench_cpu(selected: list[str], repeats: int, listings: bool = True) -> int:
     from assessments.judge import judge
     print(f"{'task':20s} {'verdict':22s} {'median s':>9s} {'min s':>7s} {'tests':>6s}")
     worst = 0
@@ -35,7 +37,7 @@ def bench_cpu(selected: list[str], repeats: int) -> int:
         times, verdict, ntests = [], "?", 0
         for i in range(repeats):
             t0 = time.perf_counter()
-            report = judge(slug, source, backend="cpu", seed=i)
+            report = judge(slug, source, backend="cpu", seed=i, listings=listings)
             times.append(time.perf_counter() - t0)
             verdict, ntests = report.verdict.value, len(report.tests)
         worst |= verdict != "accepted"
@@ -88,10 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("tasks", nargs="*")
     parser.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-listings", action="store_true", help="judge without PTX/SASS listings")
     args = parser.parse_args(argv)
     if args.backend == "cuda":
         return bench_cuda(args.tasks)
-    return bench_cpu(args.tasks, args.repeats)
+    return bench_cpu(args.tasks, args.repeats, listings=not args.no_listings)
 
 
 if __name__ == "__main__":

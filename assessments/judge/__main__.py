@@ -1,5 +1,5 @@
 """CLI: python -m assessments.judge --task SLUG --backend cpu|cuda [--json] [--seed N] [--samples]
-[--unsafe-no-sandbox] FILE.
+[--no-timing] [--no-listings] [--unsafe-no-sandbox] FILE.
 
 Exits 0 whenever a verdict was reached (whatever it is); 2 for usage errors such as an unknown
 task or a missing file, with a one-line message on stderr.
@@ -21,6 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-timing", action="store_true", help="skip the timing run on cuda")
     parser.add_argument("--samples", action="store_true",
                         help="judge only the task's visible sample tests (quick, not scored)")
+    parser.add_argument("--no-listings", action="store_true",
+                        help="leave out each kernel's PTX and SASS")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run the code without bubblewrap: only for your own code on your own "
                              "machine (the report records it)")
@@ -43,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
     report = judge(task, source, backend=args.backend, seed=args.seed, timing=not args.no_timing,
                    unsafe_no_sandbox=args.unsafe_no_sandbox,
-                   suite="samples" if args.samples else "tests")
+                   suite="samples" if args.samples else "tests", listings=not args.no_listings)
     try:
         print(report.to_json() if args.json else report.render_text())
     except BrokenPipeError:

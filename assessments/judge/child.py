@@ -134,6 +134,13 @@ class Child:
         np.savez(str(self.scratch / msg["output"]), **self.harness.fetch(int(msg["slot"])))
         return {"ok": True}
 
+    def op_listings(self, msg: dict) -> dict:
+        """PTX and SASS of every kernel the gate compiled (listing.py), nvdisasm run here."""
+        from . import listing
+        budget = min(float(msg.get("budget_s", listing.BUDGET_S)), listing.BUDGET_S)
+        return {"ok": True, **listing.collect(kernel_log.kernels(), str(self.scratch),
+                                              sass=bool(msg.get("sass", True)), budget_s=budget)}
+
     def op_exit(self, msg: dict) -> dict:
         return {"ok": True, "bye": True}
 

@@ -46,6 +46,8 @@ class CompileResult:
     log: str
     kernels: list[ResourceUsage] = field(default_factory=list)
     lowered_names: dict[str, str] = field(default_factory=dict)
+    ptx: str | None = None       # the program's PTX, kept for the report's listings
+    cubin: bytes | None = None   # its machine code for the target (an ELF for nvdisasm)
 
     def usage(self, name: str) -> ResourceUsage | None:
         """Usage of a kernel by its source name, name expression or mangled name."""
@@ -122,6 +124,11 @@ def _nvrtc():
             lib.nvrtcGetProgramLogSize.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
             lib.nvrtcGetProgramLog.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
             lib.nvrtcDestroyProgram.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+            for what in ("PTX", "CUBIN"):
+                if hasattr(lib, f"nvrtcGet{what}Size"):
+                    getattr(lib, f"nvrtcGet{what}Size").argtypes = [
+                        ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+                    getattr(lib, f"nvrtcGet{what}").argtypes = [ctypes.c_void_p, ctypes.c_char_p]
             _lib = lib
         return _lib
 
@@ -147,7 +154,8 @@ def build_options(arch: str, options: tuple | list = ()) -> list[str]:
 
 def nvrtc_compile(source: str, *, arch: str = DEFAULT_ARCH, options: tuple = (),
                   name_expressions: tuple = ()) -> CompileResult:
-    """Compile CUDA C with NVRTC to a cubin for `arch` and parse ptxas' resource report."""
+    """Compile CUDA C with NVRTC to a cubin for `arch`, keep its PTX and cubin, and parse ptxas'
+    resource report."""
     refused = refused_include(source)
     if refused:
         return CompileResult(False, f"{PROGRAM_NAME}(1): error: {refused}")
@@ -176,9 +184,25 @@ def nvrtc_compile(source: str, *, arch: str = DEFAULT_ARCH, options: tuple = (),
             out = ctypes.c_char_p()
             if lib.nvrtcGetLoweredName(prog, str(expr).encode(), ctypes.byref(out)) == 0 and out.value:
                 lowered[str(expr)] = out.value.decode()
-        return CompileResult(True, log, parse_ptxas_report(log, lowered), lowered)
+        ptx = _output(lib, prog, "PTX")
+        return CompileResult(True, log, parse_ptxas_report(log, lowered), lowered,
+                             ptx=ptx.rstrip(b"\0").decode(errors="replace") if ptx else None,
+                             cubin=_output(lib, prog, "CUBIN"))
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+def _output(lib, prog, what: str) -> bytes | None:
+    """NVRTC's PTX or cubin of a compiled program; None where this NVRTC cannot give it."""
+    if not hasattr(lib, f"nvrtcGet{what}Size"):
+        return None
+    size = ctypes.c_size_t()
+    if getattr(lib, f"nvrtcGet{what}Size")(prog, ctypes.byref(size)) or not size.value:
+        return None
+    buf = ctypes.create_string_buffer(size.value)
+    if getattr(lib, f"nvrtcGet{what}")(prog, buf):
+        return None
+    return buf.raw
 
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]*)[>"]', re.M)

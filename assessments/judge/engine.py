@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import evaluate, sandbox, scoring, static
+from . import evaluate, listing, sandbox, scoring, static
 from .outcome import Outcome, Scrubber, from_death, from_error, from_incidents
 from .report import Report, TestReport
 from .runner import ChildDied, ChildProcess
@@ -62,12 +62,15 @@ class _Run:
     isolation: str = BUBBLEWRAP
     static_checks: bool = True
     cases: tuple = ()                           # the tests this run judges
+    listings: bool = True
+    kernel_listings: dict | None = None   # record key -> (ptx, sass, note), from the child
+    unlisted: str | None = None           # why no kernel has listings (the child ended first)
 
 
 def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
           limits: Limits | None = None, timing: bool = True, wrapper=None,
           unsafe_no_sandbox: bool = False, static_checks: bool = True,
-          suite: str = "tests") -> Report:
+          suite: str = "tests", listings: bool = True) -> Report:
     """Judge `source` (a submission's text) on `task` (slug or Task) and return the report.
 
     Always returns a report with a final verdict; raises only for caller errors (UnknownTask, a
@@ -76,7 +79,8 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     `static_checks=False` exists for the hostile-submission tests, which show the sandbox alone
     contains each attack; `wrapper` replaces the sandbox with a test's own command.
     `suite="samples"` judges only the task's small visible samples (public seed 0 unless given,
-    no timing, no score): what a candidate tries before submitting.
+    no timing, no score): what a candidate tries before submitting. `listings` adds each
+    compiled kernel's PTX and SASS to the report (`listing.py`).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
@@ -93,7 +97,7 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
                     seed=seed, suite=suite, tests=[TestReport(c.name, dict(c.dims)) for c in cases])
     run = _Run(task, backend, source, seed, limits or DEFAULT_LIMITS[backend], report,
                isolation=UNSAFE if unsafe_no_sandbox else BUBBLEWRAP, static_checks=static_checks,
-               cases=cases)
+               cases=cases, listings=listings)
     try:
         _judge(run, wrapper, timing)
     except Exception as exc:  # the service needs a final status even when the judge breaks
@@ -147,11 +151,13 @@ def _judge(run: _Run, wrapper, timing: bool) -> None:
         try:
             with _gpu_exclusive(run), run.child:
                 _drive(run, timing)
+                _take_listings(run)
                 _collect_output(run)
         except ChildDied as died:  # only start() raises it: bubblewrap refused to build the sandbox
             _finish(run, Outcome(Verdict.INTERNAL_ERROR, f"the sandbox did not start: {died.detail}"))
     finally:
-        run.report.kernels = evaluate.kernel_reports(run.snapshot.get("kernels", []), run.arch)
+        run.report.kernels = evaluate.kernel_reports(run.snapshot.get("kernels", []), run.arch,
+                                                     run.kernel_listings, run.unlisted)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -289,6 +295,28 @@ def _time(run: _Run) -> Outcome | None:
         run.report.message += (f"; the timing is flagged for review ({', '.join(timing.flags)}) "
                                "and stays off the leaderboard")
     return outcome
+
+
+def _take_listings(run: _Run) -> None:
+    """Each compiled kernel's PTX and SASS, asked of the child once the verdict is settled, so
+    nothing here can change it (nvdisasm runs in the child's sandbox: listing.py)."""
+    if not run.listings:
+        return
+    if not any(k.get("compiled") for k in run.snapshot.get("kernels", [])):
+        run.kernel_listings = {}
+        return
+    if run.child.proc is None or run.child.proc.poll() is not None:
+        run.kernel_listings, run.unlisted = {}, "no listing: the program ended before they were taken"
+        return
+    try:
+        ans = run.child.request({"op": "listings", "sass": True, "budget_s": listing.BUDGET_S},
+                                listing.BUDGET_S + 15)
+    except ChildDied:
+        run.kernel_listings, run.unlisted = {}, "no listing: the program did not answer for them"
+        return
+    run.kernel_listings = listing.for_kernels(ans.message, run.scrub)
+    if not ans.message.get("ok"):
+        run.unlisted = "no listing: the listings could not be made"
 
 
 def _collect_output(run: _Run) -> None:

@@ -109,8 +109,10 @@ def check_test(task, inputs: dict, expected: dict, got: dict, test: TestReport, 
     return None
 
 
-def kernel_reports(records: list[dict], arch: str) -> list[KernelReport]:
-    """Report rows from the child's kernel records, with theoretical occupancy where computable."""
+def kernel_reports(records: list[dict], arch: str, listings: dict | None = None,
+                   unlisted: str | None = None) -> list[KernelReport]:
+    """Report rows from the child's kernel records, with theoretical occupancy where computable
+    and the PTX/SASS listings by record key (`unlisted`: why a kernel has none)."""
     out = []
     for k in records:
         usage = k.get("usage") or {}
@@ -132,5 +134,7 @@ def kernel_reports(records: list[dict], arch: str) -> list[KernelReport]:
                                             rep.shared_bytes + rep.dynamic_shared_bytes, arch)
                 rep.occupancy, rep.occupancy_limited_by = occ.occupancy, occ.limited_by
                 rep.blocks_per_sm = occ.blocks_per_sm
+        if listings is not None:
+            rep.ptx, rep.sass, rep.listing_note = listings.get(str(k.get("key")), (None, None, unlisted))
         out.append(rep)
     return out

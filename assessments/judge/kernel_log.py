@@ -51,6 +51,8 @@ class KernelRecord:
     grid: tuple | None = None          # grid of that launch
     shared_mem: int = 0                # largest dynamic shared memory launched with
     extra: dict = field(default_factory=dict)
+    # The gate's CompileResult (PTX and cubin for the listings); never sent with the snapshot.
+    program: object = field(default=None, repr=False, compare=False)
 
     def to_dict(self, with_source: bool = False) -> dict:
         d = {"kind": self.kind, "name": self.name, "key": self.key, "compiled": self.compiled,
@@ -125,6 +127,7 @@ def record_kernel(kind: str, name: str, source: str, options: tuple = (),
         return rec
     rec.compiled = result.ok
     if result.ok:
+        rec.program = result
         usage = result.usage(name)
         if usage is None and len(result.kernels) == 1:
             usage = result.kernels[0]

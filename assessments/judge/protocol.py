@@ -13,6 +13,9 @@ Requests (parent -> child), each answered by one line carrying "ok":
   {"op": "time_batch", "plan": [[slot, variant], ...], "empty": false}
       -> {"ok": true, "events_ms": [...], "child_wall_s": 0.1}
   {"op": "time_fetch", "slot": 3, "output": "bench.fetch.npz"} -> {"ok": true}
+  {"op": "listings", "sass": true, "budget_s": 30}
+      -> {"ok": true, "programs": [{"ptx", "sass", "note"}], "listed": {kernel key: program index},
+          "unlisted": {kernel key: why}}   (listing.py; nvdisasm runs in the child)
   {"op": "exit"} -> {"ok": true}
 A failed request answers {"ok": false, "error": {"type", "kind", "message", "where", "traceback",
 "log"?}} where kind is the child's classification (memory, compile, illegal_address, emulator kind,

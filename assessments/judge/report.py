@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 from .verdicts import Verdict
 
-# 2: Report.suite ("tests" | "samples").
+# 2: Report.suite ("tests" | "samples"); KernelReport.ptx, .sass and .listing_note.
 JSON_VERSION = 2
 
 
@@ -55,6 +55,9 @@ class KernelReport:
     occupancy: float | None = None           # 0..1; None if never launched or usage unknown
     occupancy_limited_by: str | None = None
     blocks_per_sm: int | None = None
+    ptx: str | None = None                   # NVRTC's PTX of the kernel's program, capped
+    sass: str | None = None                  # nvdisasm of its cubin for `arch`, capped
+    listing_note: str | None = None          # why a listing is missing or was cut short
 
 
 @dataclass
@@ -154,6 +157,20 @@ def _fmt_bytes(n: int | None) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB"
 
 
+def _listing_summary(k: KernelReport) -> str:
+    """One line on a kernel's listings: their sizes, or why there are none."""
+    from .listing import ptx_lines, sass_instructions
+    parts = []
+    if k.ptx:
+        parts.append(f"PTX {ptx_lines(k.ptx)} lines")
+    if k.sass:
+        parts.append(f"SASS {sass_instructions(k.sass)} instructions for {k.arch}")
+    text = ", ".join(parts) + ("; --json for the listings" if parts else "")
+    if k.listing_note:
+        text = f"{text} ({k.listing_note})" if text else k.listing_note
+    return text
+
+
 def render_text(r: Report) -> str:
     """Readable report for a terminal or a page."""
     on = f"{r.task} on {r.backend}" + (" (sample tests)" if r.suite == "samples" else "")
@@ -184,6 +201,9 @@ def render_text(r: Report) -> str:
                 f"  {k.name} [{k.kind}] regs {k.registers if k.registers is not None else '?'}, "
                 f"smem {_fmt_bytes(k.shared_bytes)} + {_fmt_bytes(k.dynamic_shared_bytes)} dynamic, "
                 f"spills {_fmt_bytes(k.spill_bytes)}, block {block}, occupancy on {k.arch} {occ}")
+            listed = _listing_summary(k)
+            if listed:
+                lines.append(f"    {listed}")
         lines.append("")
     if r.compile_log:
         lines += ["Compiler output", *("  " + ln for ln in r.compile_log.splitlines()[:40]), ""]

@@ -78,6 +78,7 @@ SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 CHILD_FILES = ("assessments/__init__.py", "assessments/judge/__init__.py",
                "assessments/judge/child.py", "assessments/judge/protocol.py",
                "assessments/judge/kernel_log.py", "assessments/judge/compile.py",
+               "assessments/judge/listing.py",
                "assessments/judge/backends/__init__.py")
 # Per backend: the CPU backend is all child-side; of backends/cuda only the modules the child loads
 # (session, guard, peaks and the rest run in the parent).
