@@ -7,7 +7,7 @@ from web.auth import api_user, login_required, rate_limit_key
 
 from . import catalog, results, submissions
 from .errors import AssessmentError
-from .models import SubmissionKind
+from .models import SubmissionKind, SubmissionStatus
 from .schemas import (AcceptedSchema, LeaderboardQuerySchema, LeaderboardSchema, RunRequestSchema,
                       SubmissionListQuerySchema, SubmissionRequestSchema, SubmissionSchema,
                       SubmissionSummarySchema,
@@ -61,11 +61,12 @@ def leaderboard(query, slug):
 
 def _queue(data, kind: SubmissionKind):
     try:
-        sub = submissions.create(api_user(), data["task"], data["source"], kind=kind,
-                                 assessment_id=data.get("assessment_id"), backend=data.get("backend"))
+        sub_id = submissions.create(api_user(), data["task"], data["source"], kind=kind,
+                                    assessment_id=data.get("assessment_id"),
+                                    backend=data.get("backend"))
     except AssessmentError as err:
         refuse(err)
-    return {"id": sub.id, "status": sub.status}
+    return {"id": sub_id, "status": SubmissionStatus.QUEUED.value}
 
 
 @runs_blp.route("", methods=["POST"])

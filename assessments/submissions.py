@@ -38,8 +38,8 @@ def _assessment_backend(user: User, assessment_id: int, task: str, kind: Submiss
 
 
 def create(user: User, task: str, source: str, *, kind: SubmissionKind = SubmissionKind.SUBMISSION,
-           assessment_id: int | None = None, backend: str | None = None) -> Submission:
-    """Store the source and queue it; grading happens on a worker."""
+           assessment_id: int | None = None, backend: str | None = None) -> int:
+    """Store the source and queue it (grading happens on a worker); returns its id."""
     try:
         catalog.task_or_error(task)
     except catalog.UnknownTask as err:
@@ -55,9 +55,11 @@ def create(user: User, task: str, source: str, *, kind: SubmissionKind = Submiss
     sub = Submission(user_id=user.id, task=task, source=source, kind=kind.value, backend=backend,
                      assessment_id=assessment_id, status=SubmissionStatus.QUEUED.value)
     db.session.add(sub)
+    db.session.flush()
+    sub_id = sub.id  # read before the commit expires the row: no second query on this hot path
     db.session.commit()
-    queue.enqueue(sub.id, backend)
-    return sub
+    queue.enqueue(sub_id, backend)
+    return sub_id
 
 
 def _recruiter_of(user: User, sub: Submission) -> bool:

@@ -159,10 +159,10 @@ def _user_key() -> str:
     return f"ip:{request.remote_addr}"
 
 
-def _sub_urls(sub: Submission) -> tuple[str, str]:
-    if sub.kind == SubmissionKind.RUN.value:
-        return (url_for(".run", run_id=sub.id), url_for(".run_status", run_id=sub.id))
-    return (url_for(".submission", sub_id=sub.id), url_for(".submission_status", sub_id=sub.id))
+def _sub_urls(sub_id: int, kind: SubmissionKind | str) -> tuple[str, str]:
+    if SubmissionKind(kind) is SubmissionKind.RUN:
+        return (url_for(".run", run_id=sub_id), url_for(".run_status", run_id=sub_id))
+    return (url_for(".submission", sub_id=sub_id), url_for(".submission_status", sub_id=sub_id))
 
 
 def _assessment_context(assessment_id: int | None, slug: str | None = None) -> dict | None:
@@ -242,17 +242,17 @@ def _create(slug: str, kind: SubmissionKind):
     try:
         if _unstorable(source):
             raise AssessmentError("the source contains a NUL character", field="source")
-        sub = submissions.create(current_user, slug, source, kind=kind,
-                                 assessment_id=assessment_id)
+        sub_id = submissions.create(current_user, slug, source, kind=kind,
+                                    assessment_id=assessment_id)
     except AssessmentError as err:
         if _wants_json():
             return jsonify(message=err.message, field=err.field), err.status
         if err.status == 404:
             abort(404)
         return _render_task(slug, source=source, error=err, status=err.status)
-    url, status_url = _sub_urls(sub)
+    url, status_url = _sub_urls(sub_id, kind)
     if _wants_json():
-        return jsonify(id=sub.id, kind=sub.kind, status=sub.status, url=url,
+        return jsonify(id=sub_id, kind=kind.value, status=SubmissionStatus.QUEUED.value, url=url,
                        status_url=status_url), 202
     return redirect(url, 303)
 
@@ -310,7 +310,7 @@ def _render_submission(sub: Submission, error: str | None = None, status: int = 
         task = catalog.summary(catalog.task_or_error(sub.task))
     except catalog.UnknownTask:
         task = {"slug": sub.task, "title": sub.task}
-    status_url = _sub_urls(sub)[1]
+    status_url = _sub_urls(sub.id, sub.kind)[1]
     recruiter = bool(sub.assessment_id and _is_recruiter(current_user)
                      and sub.assessment.organisation_id == current_user.organisation_id)
     owner = sub.user_id == current_user.id

@@ -25,7 +25,7 @@ def test_a_run_judges_the_samples_only_with_the_compile_report(client, make_user
     kernel = report["kernels"][0]
     assert kernel["registers"] and kernel["occupancy"]
     assert ".entry" in kernel["ptx"] and "EXIT" in kernel["sass"]
-    assert "seed" not in report
+    assert report.get("seed") == 0  # the samples' seed is public; the hidden tests' never is
     # a run is not a submission: it is not listed or readable as one
     assert client.get(f"/api/v1/submissions/{run['id']}", headers=learner.headers).status_code == 404
 
@@ -41,6 +41,7 @@ def test_practice_submissions_end_done_with_verdicts(client, make_user):
         ids.append(resp.get_json()["id"])
     good, bad = (wait_final(client, f"/api/v1/submissions/{i}", learner.headers) for i in ids)
     assert good["verdict"] == "accepted" and good["score"] == 60
+    assert "seed" not in good["report"]
     assert bad["status"] == "done" and bad["verdict"] == "wrong_answer"
     failing = next(t for t in bad["report"]["tests"] if t["passed"] is False)
     assert failing["mismatches"] and failing["mismatches"][0]["index"]
