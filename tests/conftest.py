@@ -147,3 +147,30 @@ def smtp_server():
         yield controller
     finally:
         controller.stop()
+
+
+@pytest.fixture(scope="session")
+def start_chromium():
+    """Start headless Chromium (Debian's, with its chromedriver): `start_chromium(*flags,
+    capabilities={})`; skips when it is not installed. The caller quits the driver."""
+    import shutil
+
+    webdriver = pytest.importorskip("selenium.webdriver")
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        pytest.skip("Chromium and chromedriver are not installed (make test-system-deps installs them)")
+
+    def start(*flags, capabilities=None):
+        options = webdriver.ChromeOptions()
+        options.binary_location = shutil.which("chromium")
+        # No background traffic: this machine's closed network refuses it, noisily.
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--disable-background-networking", "--disable-component-update",
+                     "--no-first-run", "--disable-sync", *flags):
+            options.add_argument(flag)
+        for key, value in (capabilities or {}).items():
+            options.set_capability(key, value)
+        driver = webdriver.Chrome(options=options,
+                                  service=webdriver.ChromeService(executable_path=shutil.which("chromedriver")))
+        driver.set_page_load_timeout(30)
+        return driver
+    return start

@@ -1,5 +1,4 @@
 """A real browser (headless Chromium) against the real server: paste a posting, read the parse."""
-import shutil
 
 import pytest
 
@@ -11,18 +10,8 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        pytest.skip("Chromium and chromedriver are not installed (make system-deps installs them)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                 "--disable-sync"):
-        options.add_argument(flag)
-    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.set_page_load_timeout(30)
+def browser(start_chromium):
+    driver = start_chromium()
     yield driver
     driver.quit()
 

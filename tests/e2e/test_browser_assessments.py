@@ -8,7 +8,6 @@ failure, and on success of the task page and the report at 1280 px and 390 px wi
 import json
 import os
 import re
-import shutil
 import time
 import urllib.error
 import urllib.request
@@ -70,18 +69,8 @@ def signup(base, email, role="candidate", organisation=None) -> str:
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        pytest.skip("Chromium and chromedriver are not installed (make test-system-deps installs them)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                 "--disable-sync", f"--window-size={WIDE[0]},{WIDE[1]}", "--hide-scrollbars"):
-        options.add_argument(flag)
-    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.set_page_load_timeout(30)
+def browser(start_chromium):
+    driver = start_chromium(f"--window-size={WIDE[0]},{WIDE[1]}", "--hide-scrollbars")
     yield driver
     driver.quit()
 

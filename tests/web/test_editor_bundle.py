@@ -7,7 +7,6 @@ leaves the editor, read-only listings cannot be edited.
 """
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -105,20 +104,9 @@ extern "C" __global__ void add(const float* a, float* out, int n) {
 
 
 @pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver")
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        pytest.skip("Chromium and chromedriver are not installed (make test-system-deps installs them)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                 "--disable-sync", "--window-size=1200,900"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})  # network requests
-    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.set_page_load_timeout(30)
+def browser(start_chromium):
+    driver = start_chromium("--window-size=1200,900",
+                            capabilities={"goog:loggingPrefs": {"performance": "ALL"}})  # network log
     yield driver
     driver.quit()
 
