@@ -12,3 +12,19 @@ def register(app, api) -> None:
     app.register_blueprint(views.bp)
     app.cli.add_command(cli.tasks)
     queue.init_app(app)
+    _map_refusals(app)
+
+
+def _map_refusals(app) -> None:
+    """A service's refusal becomes the API's JSON error (pages catch theirs and render them)."""
+    from flask import abort, jsonify, request
+
+    from web.errors import error_body
+
+    from .errors import AssessmentError
+
+    @app.errorhandler(AssessmentError)
+    def _refused(err: AssessmentError):
+        if not request.path.startswith("/api/"):
+            abort(err.status)
+        return jsonify(error_body(err.status, err.message, err.field)), err.status

@@ -6,7 +6,6 @@ from extensions import limiter
 from web.auth import api_user, login_required, rate_limit_key
 
 from . import catalog, results, submissions
-from .errors import AssessmentError
 from .models import SubmissionKind, SubmissionStatus
 from .schemas import (AcceptedSchema, LeaderboardQuerySchema, LeaderboardSchema, RunRequestSchema,
                       SubmissionListQuerySchema, SubmissionRequestSchema, SubmissionSchema,
@@ -20,10 +19,6 @@ runs_blp = Blueprint("runs", __name__, url_prefix="/api/v1/runs",
 subs_blp = Blueprint("submissions", __name__, url_prefix="/api/v1/submissions",
                      description="Graded submissions on the hidden tests")
 BEARER = [{"bearerAuth": []}]
-
-
-def refuse(err: AssessmentError):
-    abort(err.status, message=err.message, field=err.field)
 
 
 def _rate() -> str:
@@ -60,12 +55,9 @@ def leaderboard(query, slug):
 
 
 def _queue(data, kind: SubmissionKind):
-    try:
-        sub_id = submissions.create(api_user(), data["task"], data["source"], kind=kind,
-                                    assessment_id=data.get("assessment_id"),
-                                    backend=data.get("backend"))
-    except AssessmentError as err:
-        refuse(err)
+    sub_id = submissions.create(api_user(), data["task"], data["source"], kind=kind,
+                                assessment_id=data.get("assessment_id"),
+                                backend=data.get("backend"))
     return {"id": sub_id, "status": SubmissionStatus.QUEUED.value}
 
 
@@ -86,10 +78,7 @@ def create_run(data):
 @login_required()
 def get_run(run_id):
     """A run's status and, when done, the report (with compile report, PTX and SASS)."""
-    try:
-        return submissions.readable(api_user(), run_id, SubmissionKind.RUN)
-    except AssessmentError as err:
-        refuse(err)
+    return submissions.readable(api_user(), run_id, SubmissionKind.RUN)
 
 
 @subs_blp.route("", methods=["POST"])
@@ -120,10 +109,7 @@ def list_submissions(query):
 def get_submission(sub_id):
     """Status and, when done, the judge's report. The owner, the assessment's recruiters, or
     anyone for a solution made public; others get 404."""
-    try:
-        return submissions.readable(api_user(), sub_id)
-    except AssessmentError as err:
-        refuse(err)
+    return submissions.readable(api_user(), sub_id)
 
 
 @subs_blp.route("/<int:sub_id>/visibility", methods=["PUT"])
@@ -133,7 +119,4 @@ def get_submission(sub_id):
 @login_required()
 def set_visibility(data, sub_id):
     """Make an accepted solution's code public on the leaderboard (or private again)."""
-    try:
-        return submissions.set_public(api_user(), sub_id, data["public"])
-    except AssessmentError as err:
-        refuse(err)
+    return submissions.set_public(api_user(), sub_id, data["public"])

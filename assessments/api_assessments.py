@@ -6,8 +6,7 @@ from accounts.models import Role, utcnow
 from web.auth import api_user, login_required
 
 from . import results, service
-from .api import BEARER, refuse
-from .errors import AssessmentError
+from .api import BEARER
 from .schemas import (AcceptResultSchema, AssessmentCreateSchema, AssessmentDetailSchema,
                       AssessmentSchema, InvitationPreviewSchema, InviteRequestSchema,
                       InviteResultSchema, ProfileSchema, ProfileTextSchema, ResultsQuerySchema,
@@ -28,11 +27,8 @@ candidates_blp = Blueprint("candidates", __name__, url_prefix="/api/v1/candidate
 @login_required(Role.RECRUITER)
 def create(data):
     """Create an assessment for one of your organisation's jobs (tasks suggested when omitted)."""
-    try:
-        return service.create(api_user(), data["job_id"], data.get("tasks"),
-                              data["time_limit_minutes"], data["backend"], data.get("title"))
-    except AssessmentError as err:
-        refuse(err)
+    return service.create(api_user(), data["job_id"], data.get("tasks"),
+                          data["time_limit_minutes"], data["backend"], data.get("title"))
 
 
 @blp.route("", methods=["GET"])
@@ -51,10 +47,7 @@ def list_assessments():
 @login_required(Role.RECRUITER)
 def suggestions(query):
     """The tasks that best cover a job's required skills."""
-    try:
-        return {"job_id": query["job_id"], "tasks": service.suggestions_for(api_user(), query["job_id"])}
-    except AssessmentError as err:
-        refuse(err)
+    return {"job_id": query["job_id"], "tasks": service.suggestions_for(api_user(), query["job_id"])}
 
 
 @blp.route("/<int:assessment_id>")
@@ -64,10 +57,7 @@ def suggestions(query):
 def get_assessment(assessment_id):
     """One assessment; recruiters see its invitations, a candidate their own start and deadline."""
     user = api_user()
-    try:
-        assessment = service.visible_assessment(user, assessment_id)
-    except AssessmentError as err:
-        refuse(err)
+    assessment = service.visible_assessment(user, assessment_id)
     body = {name: getattr(assessment, name) for name in AssessmentSchema().fields}
     body["organisation_name"] = assessment.organisation_name
     if assessment.organisation_id == user.organisation_id:
@@ -84,10 +74,7 @@ def get_assessment(assessment_id):
 @login_required(Role.RECRUITER)
 def delete_assessment(assessment_id):
     """Delete an assessment with its invitations and submissions."""
-    try:
-        service.delete(api_user(), assessment_id)
-    except AssessmentError as err:
-        refuse(err)
+    service.delete(api_user(), assessment_id)
 
 
 @blp.route("/<int:assessment_id>/invitations", methods=["POST"])
@@ -97,12 +84,9 @@ def delete_assessment(assessment_id):
 @login_required(Role.RECRUITER)
 def invite(data, assessment_id):
     """Invite a candidate by e-mail: a single-use link, e-mailed when SMTP is set up, shown once."""
-    try:
-        invitation, token, url = service.invite(
-            api_user(), assessment_id, data["email"],
-            lambda t: url_for("assessment_pages.invitation", token=t, _external=True))
-    except AssessmentError as err:
-        refuse(err)
+    invitation, token, url = service.invite(
+        api_user(), assessment_id, data["email"],
+        lambda t: url_for("assessment_pages.invitation", token=t, _external=True))
     return {"id": invitation.id, "email": invitation.email, "token": token, "url": url,
             "emailed": invitation.emailed, "expires_at": invitation.expires_at}
 
@@ -115,10 +99,7 @@ def invite(data, assessment_id):
 @login_required(Role.RECRUITER)
 def results_of(query, assessment_id):
     """Per candidate and task: the best submission's verdict, score and time, with review flags."""
-    try:
-        data = results.assessment_results(api_user(), assessment_id)
-    except AssessmentError as err:
-        refuse(err)
+    data = results.assessment_results(api_user(), assessment_id)
     if query["format"] == "csv":
         return Response(results.results_csv(data), mimetype="text/csv", headers={
             "Content-Disposition": f'attachment; filename="assessment-{assessment_id}-results.csv"'})
@@ -129,10 +110,7 @@ def results_of(query, assessment_id):
 @invitations_blp.response(200, InvitationPreviewSchema)
 def preview(token):
     """What an invitation is for, before accepting it (no sign-in needed)."""
-    try:
-        invitation = service.invitation_for_token(token)
-    except AssessmentError as err:
-        refuse(err)
+    invitation = service.invitation_for_token(token)
     a = invitation.assessment
     return {"assessment_id": a.id, "title": a.title, "organisation": a.organisation.name,
             "tasks": len(a.tasks), "time_limit_minutes": a.time_limit_minutes,
@@ -145,10 +123,7 @@ def preview(token):
 @login_required()
 def accept(token):
     """Start the assessment as the signed-in candidate: the clock starts now."""
-    try:
-        invitation = service.accept(api_user(), token)
-    except AssessmentError as err:
-        refuse(err)
+    invitation = service.accept(api_user(), token)
     return {"assessment_id": invitation.assessment_id, "started_at": invitation.started_at,
             "deadline": invitation.deadline}
 
@@ -160,10 +135,7 @@ def accept(token):
 def profile(candidate_id):
     """Verified skills with level and evidence, and claimed skills apart (the candidate, and
     recruiters of organisations whose invitation the candidate accepted)."""
-    try:
-        return results.candidate_profile(api_user(), candidate_id)
-    except AssessmentError as err:
-        refuse(err)
+    return results.candidate_profile(api_user(), candidate_id)
 
 
 @candidates_blp.route("/<int:candidate_id>/profile", methods=["PUT"])
@@ -173,8 +145,5 @@ def profile(candidate_id):
 @login_required()
 def save_profile(data, candidate_id):
     """Your profile or résumé text: the skills it names become claimed skills (empty deletes it)."""
-    try:
-        results.save_claims(api_user(), candidate_id, data["text"])
-        return results.candidate_profile(api_user(), candidate_id)
-    except AssessmentError as err:
-        refuse(err)
+    results.save_claims(api_user(), candidate_id, data["text"])
+    return results.candidate_profile(api_user(), candidate_id)
