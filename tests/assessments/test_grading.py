@@ -72,3 +72,15 @@ def test_a_judge_fault_ends_failed_not_running(queued, monkeypatch):
     monkeypatch.setattr(judge_pkg, "judge", broken, raising=False)
     assert grading.grade(engine, sub_id) == "failed"
     assert "disk on fire" in _row(engine, sub_id).message
+
+
+def test_a_grading_worker_imports_nothing_of_the_web_service():
+    import subprocess
+    import sys
+
+    from assessment_helpers import ROOT
+    code = ("import sys, assessments.worker, assessments.judge.engine; "
+            "bad = [m for m in ('flask', 'flask_sqlalchemy', 'spacy', 'sklearn', 'skillmap', "
+            "'accounts', 'jobdata', 'web') if m in sys.modules]; print(bad); sys.exit(bool(bad))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
