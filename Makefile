@@ -70,6 +70,7 @@ test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/parse.py
 	$(BIN)/python bench/judge.py
+	$(BIN)/python bench/queue.py
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache
