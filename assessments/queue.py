@@ -35,6 +35,8 @@ class LocalQueue:
 
     def start(self) -> None:
         """Start the workers and queue again what a previous run left unfinished (once)."""
+        if self._recovered:  # every request calls this: no lock once started
+            return
         with self._lock:
             if self._recovered:
                 return
