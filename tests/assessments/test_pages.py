@@ -187,7 +187,7 @@ def test_task_page_has_statement_arguments_starters_and_editor(client):
 
 
 def test_statement_markdown_keeps_raw_html_out():
-    from assessments.views import _markdown
+    from assessments.pages import _markdown
 
     html = str(_markdown("# T\n\n<script>alert(1)</script>\n\n<b onclick=x>hi</b> "
                          "[x](javascript:alert(1))\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", "T"))

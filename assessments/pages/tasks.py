@@ -1,0 +1,189 @@
+"""Pages: the task list, a task with its editor, sample runs, submissions, leaderboards."""
+from __future__ import annotations
+
+from flask import abort, flash, jsonify, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+
+from extensions import limiter
+
+from .. import catalog, results, service, submissions
+from ..errors import AssessmentError
+from ..models import Submission, SubmissionKind, SubmissionStatus
+from . import (_assessment_context, _is_recruiter, _markdown, _sub_urls, _submit_rate,
+               _task_or_404, _unstorable, _user_key, _wants_json, STYLE_LABELS, bp, status_text,
+               verdict_info)
+
+# ---- tasks --------------------------------------------------------------------------------
+
+
+@bp.route("/tasks/")
+def tasks():
+    return render_template("tasks/index.html", tasks=catalog.all_summaries())
+
+
+def _render_task(slug: str, *, source: str | None = None, error: AssessmentError | None = None,
+                 status: int = 200):
+    task = _task_or_404(slug)
+    detail = catalog.detail(task)
+    assessment_id = request.values.get("assessment", type=int) or \
+        request.values.get("assessment_id", type=int)
+    context = _assessment_context(assessment_id, slug)
+    starters = {s: code for s, code in detail["starters"].items() if code}
+    style = request.args.get("style")
+    mine = []
+    if current_user.is_authenticated:
+        mine = [s for s in submissions.list_mine(current_user, slug, limit=10)
+                if (context is None or s.assessment_id == assessment_id)]
+    if source is None:
+        if style in starters:
+            source = starters[style]
+        elif mine:
+            source = mine[0].source
+        else:
+            style = "raw" if "raw" in starters else next(iter(starters), None)
+            source = starters.get(style, "") if style else ""
+    if style not in starters or starters[style] != source:
+        style = next((s for s, code in starters.items() if code == source), None)
+    return render_template(
+        "tasks/detail.html", task=detail, statement=_markdown(detail["statement"], detail["title"]),
+        starters=starters, style=style, style_labels=STYLE_LABELS, source=source,
+        context=context, mine=mine, error=error,
+    ), status
+
+
+@bp.route("/tasks/<slug>")
+def task(slug):
+    return _render_task(slug)
+
+
+def _create(slug: str, kind: SubmissionKind):
+    _task_or_404(slug)
+    if not current_user.is_authenticated:
+        if _wants_json():
+            return jsonify(message="You are signed out: sign in (in another tab), then retry.",
+                           field=None), 401
+        return redirect(url_for("accounts.login", next=url_for(".task", slug=slug)))
+    source = request.form.get("source", "")
+    assessment_id = request.form.get("assessment_id", type=int)
+    try:
+        if _unstorable(source):
+            raise AssessmentError("the source contains a NUL character", field="source")
+        sub_id = submissions.create(current_user, slug, source, kind=kind,
+                                    assessment_id=assessment_id)
+    except AssessmentError as err:
+        if _wants_json():
+            return jsonify(message=err.message, field=err.field), err.status
+        if err.status == 404:
+            abort(404)
+        return _render_task(slug, source=source, error=err, status=err.status)
+    url, status_url = _sub_urls(sub_id, kind)
+    if _wants_json():
+        return jsonify(id=sub_id, kind=kind.value, status=SubmissionStatus.QUEUED.value, url=url,
+                       status_url=status_url), 202
+    return redirect(url, 303)
+
+
+@bp.route("/tasks/<slug>/runs", methods=["POST"])
+@limiter.limit(_submit_rate, key_func=_user_key)
+def create_run(slug):
+    return _create(slug, SubmissionKind.RUN)
+
+
+@bp.route("/tasks/<slug>/submissions", methods=["POST"])
+@limiter.limit(_submit_rate, key_func=_user_key)
+def create_submission(slug):
+    return _create(slug, SubmissionKind.SUBMISSION)
+
+
+@bp.route("/tasks/<slug>/leaderboard")
+def leaderboard(slug):
+    task = _task_or_404(slug)
+    backends = ["cuda", "cpu"]
+    default = "cuda" if "cuda" in service.available_backends() else "cpu"
+    backend = request.args.get("backend") if request.args.get("backend") in backends else default
+    gpu = (request.args.get("gpu") or "").strip()[:120] or None
+    board = results.leaderboard(slug, backend, gpu if backend == "cuda" else None)
+    return render_template("tasks/leaderboard.html", task=catalog.summary(task), board=board,
+                           backends=backends, backend=backend, gpu=gpu)
+
+
+# ---- submissions and runs -----------------------------------------------------------------
+
+
+def _readable_or_404(sub_id: int, kind: SubmissionKind) -> Submission:
+    try:
+        return submissions.readable(current_user, sub_id, kind)
+    except AssessmentError:
+        abort(404)
+
+
+def _report_html(sub: Submission) -> str:
+    return render_template("_report.html", sub=sub, report=sub.report or {})
+
+
+def _status_json(sub: Submission):
+    v = verdict_info(sub.verdict) if sub.verdict else None
+    resp = jsonify(id=sub.id, status=sub.status, verdict=sub.verdict,
+                   final=SubmissionStatus(sub.status).final,
+                   title=(v["title"] if v else status_text(sub.status)),
+                   html=_report_html(sub))
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+def _render_submission(sub: Submission, error: str | None = None, status: int = 200):
+    try:
+        task = catalog.summary(catalog.task_or_error(sub.task))
+    except catalog.UnknownTask:
+        task = {"slug": sub.task, "title": sub.task}
+    status_url = _sub_urls(sub.id, sub.kind)[1]
+    recruiter = bool(sub.assessment_id and _is_recruiter(current_user)
+                     and sub.assessment.organisation_id == current_user.organisation_id)
+    owner = sub.user_id == current_user.id
+    return render_template("tasks/submission.html", sub=sub, report=sub.report or {}, task=task,
+                           status_url=status_url, final=SubmissionStatus(sub.status).final,
+                           owner=owner, recruiter=recruiter,
+                           author=sub.user.email if recruiter else sub.user.public_name,
+                           error=error), status
+
+
+@bp.route("/submissions/<int:sub_id>")
+@login_required
+def submission(sub_id):
+    return _render_submission(_readable_or_404(sub_id, SubmissionKind.SUBMISSION))
+
+
+@bp.route("/submissions/<int:sub_id>/status")
+@login_required
+def submission_status(sub_id):
+    return _status_json(_readable_or_404(sub_id, SubmissionKind.SUBMISSION))
+
+
+@bp.route("/submissions/<int:sub_id>/visibility", methods=["POST"])
+@login_required
+def set_visibility(sub_id):
+    public = request.form.get("public") == "1"
+    try:
+        sub = submissions.set_public(current_user, sub_id, public)
+    except AssessmentError as err:
+        if err.status == 404:
+            abort(404)
+        return _render_submission(_readable_or_404(sub_id, SubmissionKind.SUBMISSION),
+                                  error=err.message, status=err.status)
+    flash("Your code is now public on the task's leaderboard." if sub.public
+          else "Your code is private again.", "notice")
+    return redirect(url_for(".submission", sub_id=sub.id), 303)
+
+
+@bp.route("/runs/<int:run_id>")
+@login_required
+def run(run_id):
+    return _render_submission(_readable_or_404(run_id, SubmissionKind.RUN))
+
+
+@bp.route("/runs/<int:run_id>/status")
+@login_required
+def run_status(run_id):
+    return _status_json(_readable_or_404(run_id, SubmissionKind.RUN))
+
+
