@@ -20,6 +20,7 @@ from .errors import AssessmentError
 from .models import Assessment, AssessmentInvitation, Backend
 
 INVITATION_TTL = timedelta(days=14)
+MIN_MINUTES, MAX_MINUTES = 5, 7 * 24 * 60
 TOKEN_PREFIX = "kpa_"
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -73,6 +74,9 @@ def create(user: User, job_id: int, tasks: list[str] | None, time_limit_minutes:
     _recruiter(user)
     job = _job_of_organisation(user, job_id)
     check_backend(backend)
+    if not MIN_MINUTES <= time_limit_minutes <= MAX_MINUTES:
+        raise AssessmentError(f"the time limit is between {MIN_MINUTES} minutes and 7 days "
+                              f"({MAX_MINUTES} minutes)", field="time_limit_minutes")
     if tasks:
         unknown = [t for t in tasks if t not in catalog.gpu_tasks.TASKS]
         if unknown:
