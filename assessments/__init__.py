@@ -16,8 +16,10 @@ def register(app, api) -> None:
 
 
 def _map_refusals(app) -> None:
-    """A service's refusal becomes the API's JSON error (pages catch theirs and render them)."""
-    from flask import abort, jsonify, request
+    """A service's refusal becomes the API's JSON error, or on a page its status page (a page
+    that can say more, a form error, catches the refusal itself)."""
+    from flask import jsonify, request
+    from werkzeug.exceptions import default_exceptions
 
     from web.errors import error_body
 
@@ -26,5 +28,6 @@ def _map_refusals(app) -> None:
     @app.errorhandler(AssessmentError)
     def _refused(err: AssessmentError):
         if not request.path.startswith("/api/"):
-            abort(err.status)
+            # Through the app's own HTTP error handling, as if the view had aborted.
+            return app.handle_http_exception(default_exceptions[err.status]())
         return jsonify(error_body(err.status, err.message, err.field)), err.status

@@ -20,10 +20,7 @@ from . import MAX_TEXT_CHARS, _is_recruiter, _unstorable, bp
 
 @bp.route("/invitations/<token>", methods=["GET", "POST"])
 def invitation(token):
-    try:
-        inv = service.invitation_for_token(token)
-    except AssessmentError:
-        abort(404)
+    inv = service.invitation_for_token(token)  # not found or not yours: the 404 page
     error, status = None, 200
     if request.method == "POST":
         if not current_user.is_authenticated:
@@ -158,20 +155,14 @@ def _render_assessment(assessment, *, new_invitation: dict | None = None,
 @bp.route("/assessments/<int:assessment_id>")
 @login_required
 def assessment(assessment_id):
-    try:
-        found = service.visible_assessment(current_user, assessment_id)
-    except AssessmentError:
-        abort(404)
+    found = service.visible_assessment(current_user, assessment_id)  # not found or not yours: the 404 page
     return _render_assessment(found)
 
 
 @bp.route("/assessments/<int:assessment_id>/invitations", methods=["POST"])
 @login_required
 def invite(assessment_id):
-    try:
-        owned = service.owned_assessment(current_user, assessment_id)
-    except AssessmentError:
-        abort(404)
+    owned = service.owned_assessment(current_user, assessment_id)  # not found or not yours: the 404 page
     email = request.form.get("email", "").strip()
     try:
         if _unstorable(email):
@@ -192,10 +183,7 @@ def invite(assessment_id):
 @bp.route("/assessments/<int:assessment_id>/results.csv")
 @login_required
 def results_csv(assessment_id):
-    try:
-        data = results.assessment_results(current_user, assessment_id)
-    except AssessmentError:
-        abort(404)
+    data = results.assessment_results(current_user, assessment_id)  # not found or not yours: the 404 page
     return Response(results.results_csv(data), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="assessment-{assessment_id}-results.csv"'})
 
@@ -232,10 +220,7 @@ def profile(candidate_id):
         else:
             flash("Profile saved." if text.strip() else "Profile text deleted.", "notice")
             return redirect(url_for(".profile", candidate_id=candidate_id), 303)
-    try:
-        data = results.candidate_profile(current_user, candidate_id)
-    except AssessmentError:
-        abort(404)
+    data = results.candidate_profile(current_user, candidate_id)  # not found or not yours: the 404 page
     own = candidate_id == current_user.id
     if own and text is None:
         stored = db.session.get(CandidateProfile, candidate_id)
