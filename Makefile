@@ -54,23 +54,30 @@ static/vendor/editor.js: package.json package-lock.json $(wildcard static/src/*.
 	rm -f static/vendor/editor.meta.json
 	touch $@
 
-db: $(VENV)/.installed
+# The track classifier, trained once from the labelled corpus, so no parse trains or imports
+# scikit-learn (the file is rebuilt, or retrained at run time, when the corpus changes).
+TRACK_MODEL := skillmap/data/track_model.npz
+$(TRACK_MODEL): $(VENV)/.installed $(wildcard jobdata/data/corpus/*.jsonl) skillmap/classify.py skillmap/track_model.py
+	$(BIN)/python -m skillmap.track_model
+
+db: $(VENV)/.installed $(TRACK_MODEL)
 	$(BIN)/flask db upgrade
 
 starter: db
 	$(BIN)/flask jobs load-starter
+	$(BIN)/flask jobs reparse
 
 run: system-deps starter static/vendor/editor.js
 	$(BIN)/flask run --host 127.0.0.1 --port 5000
 
-test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js
+test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js $(TRACK_MODEL)
 	$(BIN)/python -m pytest -q
 	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -m db
 
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev $(TRACK_MODEL)
 	$(BIN)/python bench/parse.py
 	$(BIN)/python bench/judge.py
 	$(BIN)/python bench/queue.py
 
 clean:
-	rm -rf $(VENV) instance .pytest_cache
+	rm -rf $(VENV) instance .pytest_cache $(TRACK_MODEL)

@@ -23,7 +23,8 @@ class Job(db.Model):
     location: Mapped[str | None] = mapped_column(String(200))
     text: Mapped[str] = mapped_column(Text)
     parse: Mapped[dict] = mapped_column(JSON)
-    primary_track: Mapped[str] = mapped_column(String(40), index=True)
+    # None when the text names no GPU-engineering skill.
+    primary_track: Mapped[str | None] = mapped_column(String(40), index=True)
     seniority: Mapped[str | None] = mapped_column(String(20))
     min_years: Mapped[int | None]
     degree: Mapped[str | None] = mapped_column(String(20))
@@ -43,5 +44,7 @@ class JobSkill(db.Model):
     job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
     skill_id: Mapped[str] = mapped_column(String(80), primary_key=True, index=True)
     required: Mapped[bool] = mapped_column(default=True)
+    # required | preferred | mentioned (the company, the work or the offer names it)
+    need: Mapped[str] = mapped_column(String(12), default="required", server_default="required")
 
     job: Mapped[Job] = relationship(back_populates="skills")

@@ -2,13 +2,15 @@
 from flask import current_app
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
+from skillmap.parse import is_blank
+from skillmap.sections import NEEDS
 from skillmap.taxonomy import TRACKS, load_taxonomy
 from web.fields import UtcDateTime
 
 
 def check_posting_text(value: str) -> None:
     """Shared rules for a posting's text: not blank, not binary, not over the size limit."""
-    if not value.strip():
+    if is_blank(value):
         raise ValidationError("must not be empty")
     if "\x00" in value:
         raise ValidationError("looks like binary data, not text")
@@ -27,35 +29,67 @@ class EvidenceSchema(Schema):
     start = fields.Integer(metadata={"description": "offset of the mention in the posting"})
     end = fields.Integer()
     match = fields.String(metadata={"description": "the words as written"})
-    section = fields.String(metadata={"description": "required, preferred or other"})
+    section = fields.String(metadata={
+        "enum": ["required", "preferred", "descriptive", "other"],
+        "description": "the section the line stands in: a qualification heading, a nice-to-have "
+                       "heading, a description of the company, the work or the offer, or none"})
+    need = fields.String(metadata={"enum": list(NEEDS),
+                                   "description": "what this mention asks of the candidate"})
 
 
 class SkillFoundSchema(Schema):
     id = fields.String()
     name = fields.String()
     category = fields.String()
-    required = fields.Boolean()
-    mentions = fields.Integer()
-    evidence = fields.List(fields.Nested(EvidenceSchema))
+    need = fields.String(metadata={
+        "enum": list(NEEDS),
+        "description": "the strongest of the skill's mentions: required (minimum or basic "
+                       "qualifications), preferred (nice to have, a plus), or mentioned (only in "
+                       "the company introduction, the responsibilities or the benefits)"})
+    required = fields.Boolean(metadata={"description": "need == \"required\" (kept for compatibility)"})
+    mentions = fields.Integer(metadata={"description": "how many times the text names the skill"})
+    offsets = fields.List(fields.List(fields.Integer()), metadata={
+        "description": "[start, end) character offsets of every mention, in reading order"})
+    evidence = fields.List(fields.Nested(EvidenceSchema), metadata={
+        "description": "up to five lines naming the skill, the strongest first: the requirement "
+                       "line before a responsibility or an introduction"})
+
+
+class ExperiencePathSchema(Schema):
+    degree = fields.String(allow_none=True, metadata={"enum": ["bachelor", "master", "phd", None]})
+    min_years = fields.Integer(allow_none=True)
 
 
 class SalarySchema(Schema):
     min = fields.Float()
-    max = fields.Float()
-    currency = fields.String()
-    period = fields.String(metadata={"description": "year, month or hour"})
+    max = fields.Float(metadata={"description": "equal to min for a single rate (\"$95/hr\")"})
+    currency = fields.String(metadata={"description": "ISO 4217 code: USD, EUR, GBP, CAD, PLN, INR..."})
+    period = fields.String(metadata={"enum": ["year", "month", "hour"]})
 
 
 class ParseSchema(Schema):
     title = fields.String(allow_none=True)
-    primary_track = fields.String(metadata={"enum": list(TRACKS)})
+    primary_track = fields.String(allow_none=True, metadata={
+        "enum": [*TRACKS, None], "description": "null when the text names no GPU-engineering skill"})
+    track_confidence = fields.Float(metadata={
+        "description": "the primary track's blended score (0 when there is no track)"})
     tracks = fields.Dict(keys=fields.String(), values=fields.Float(),
                          metadata={"description": "track -> score; scores sum to 1"})
     skills = fields.List(fields.Nested(SkillFoundSchema))
-    min_years = fields.Integer(allow_none=True)
-    degree = fields.String(allow_none=True, metadata={"enum": ["bachelor", "master", "phd"]})
+    experience_paths = fields.List(fields.Nested(ExperiencePathSchema), metadata={
+        "description": "every degree/years alternative stated (\"BS + 8 years or MS + 6 or PhD + 3\"), "
+                       "lowest degree first; one path when the posting states no alternatives"})
+    min_years = fields.Integer(allow_none=True, metadata={
+        "description": "the years of the path with the lowest degree: the overall minimum, "
+                       "not a sub-requirement; 0 for \"0-2 years\""})
+    degree = fields.String(allow_none=True, metadata={
+        "enum": ["bachelor", "master", "phd", None],
+        "description": "the lowest degree required (with min_years, one consistent requirement)"})
     salary = fields.Nested(SalarySchema, allow_none=True)
-    seniority = fields.String(metadata={"enum": ["junior", "mid", "senior", "staff_principal"]})
+    seniority = fields.String(allow_none=True, metadata={
+        "enum": ["junior", "mid", "senior", "staff_principal", None],
+        "description": "from the title first, then the years; null when neither says"})
+    parser_version = fields.Integer()
 
 
 class JobCreateSchema(Schema):
@@ -75,7 +109,7 @@ class JobSummarySchema(Schema):
     title = fields.String()
     location = fields.String(allow_none=True)
     organisation = fields.Function(lambda j: {"id": j.organisation.id, "name": j.organisation.name})
-    primary_track = fields.String()
+    primary_track = fields.String(allow_none=True)
     seniority = fields.String(allow_none=True)
     min_years = fields.Integer(allow_none=True)
     degree = fields.String(allow_none=True)

@@ -5,7 +5,7 @@ from sqlalchemy import func, or_, select
 
 from accounts.models import Role, User
 from extensions import db
-from skillmap.parse import parse_job
+from skillmap.parse import PARSER_VERSION, parse_job
 
 from .models import Job, JobSkill
 
@@ -23,7 +23,26 @@ def _apply_parse(job: Job) -> None:
     job.seniority = parsed["seniority"]
     job.min_years = parsed["min_years"]
     job.degree = parsed["degree"]
-    job.skills = [JobSkill(skill_id=s["id"], required=s["required"]) for s in parsed["skills"]]
+    job.skills = [JobSkill(skill_id=s["id"], required=s["required"], need=s["need"])
+                  for s in parsed["skills"]]
+
+
+def reparse_jobs(all_jobs: bool = False, batch: int = 200) -> tuple[int, int]:
+    """Parse stored jobs again with the current parser: those parsed by an older version, or
+    all of them. Returns (re-parsed, total)."""
+    total = db.session.scalar(select(func.count()).select_from(Job))
+    done, last_id = 0, 0
+    while True:
+        jobs = db.session.scalars(select(Job).where(Job.id > last_id).order_by(Job.id).limit(batch)).all()
+        if not jobs:
+            break
+        for job in jobs:
+            if all_jobs or (job.parse or {}).get("parser_version") != PARSER_VERSION:
+                _apply_parse(job)
+                done += 1
+        last_id = jobs[-1].id
+        db.session.commit()
+    return done, total
 
 
 def create_job(organisation_id: int, title: str, text: str, location: str | None = None,

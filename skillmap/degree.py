@@ -1,4 +1,4 @@
-"""The lowest degree a posting requires: bachelor, master or phd."""
+"""Degree mentions (bachelor, master, phd) and the lowest degree a posting requires."""
 from __future__ import annotations
 
 import re
@@ -6,45 +6,56 @@ import re
 from .sections import PREFERRED, SegmentIndex, effective_section
 
 LEVELS = ("bachelor", "master", "phd")
+RANK = {None: -1, "bachelor": 0, "master": 1, "phd": 2}
 # Abbreviations are case-sensitive ("MS" is a degree, "ms" a unit); words are not.
 _PATTERNS = {
     "bachelor": re.compile(
-        r"\b(?:[Bb]achelor'?s?|[Bb]accalaureate|undergraduate degree|BSc|BS|B\.S\.?|BA|B\.A\.|BEng|BE|B\.E\.|"
-        r"B\.?Tech|BSEE|BSCS|BSCE|4-year degree|four-year degree)(?![\w])"),
+        r"\b(?:[Bb]achelor'?s?|[Bb]accalaureate|[Uu]ndergraduate degree|B\.?Sc\.?|BS|B\.S\.?|BA|B\.A\.|"
+        r"B\.?Eng\.?|BE|B\.E\.|B\.?Tech\.?|BSEE|BSCS|BSCE|BSc[A-Z]{1,3}|BASc|"
+        r"4-year degree|four-year degree)(?![\w])"),
     "master": re.compile(
-        r"\b(?:[Mm]aster'?s?(?! of (?:ceremon|none))|MSc|MS|M\.S\.?|MEng|M\.Eng|M\.?Tech|MSEE|MSCS|"
-        r"graduate degree)(?![\w])"),
-    "phd": re.compile(r"(?:\bPh\.?\s?D\.?|\bPHD\b|\b[Dd]octorate\b|\b[Dd]octoral\b)"),
+        r"\b(?:[Mm]aster'?s?(?! of (?:ceremon|none))|M\.?Sc\.?|MS|M\.S\.?|M\.?Eng\.?|M\.?Tech\.?|MSEE|MSCS|"
+        r"MSCE|MASc|[Gg]raduate degree)(?![\w])"),
+    "phd": re.compile(r"(?:\bPh\.?\s?D\b\.?|\bPHD\b|\b[Dd]octorate\b|\b[Dd]octoral\b|\bD\.Phil\b)"),
 }
 # "Master" alone can mean a skill ("master Kubernetes"): require degree context near it.
 _DEGREE_CONTEXT = re.compile(r"degree|\bin\b|/|\bor\b|equivalent|\bBS\b|\bMS\b|Ph\.?D|field|"
-                             r"engineering|science|required|preferred|with", re.I)
-
-
+                             r"engineering|science|required|preferred|with|\+", re.I)
+# Internships and co-ops for students: the degree is being pursued, not required.
+STUDENT = re.compile(r"pursuing|currently enrolled|enrolled in|candidate for|working towards"
+                      r"|expected (?:graduation|to graduate)|graduating|rising (?:senior|junior)"
+                      r"|current(?:ly)? (?:an? )?(?:undergraduate|graduate|bachelor|master|phd|student)"
+                      r"|(?:undergraduate|graduate|phd|master'?s) students?", re.I)
 _ANY = re.compile("|".join(f"(?P<{level}>{p.pattern})" for level, p in _PATTERNS.items()))
 
 
-def degree_mentions(index: SegmentIndex, text: str) -> list[tuple[str, str]]:
-    """(level, section) for each degree mention."""
-    found = []
-    for m in _ANY.finditer(text):
-        level = m.lastgroup
-        seg = index.at(m.start())
-        if seg is None:
-            continue
+def degree_matches(text: str, start: int = 0, end: int | None = None):
+    """(level, match) for each degree named in text[start:end]."""
+    end = len(text) if end is None else end
+    for m in _ANY.finditer(text, start, end):
         word = m.group(0)
-        if word.lower().startswith("master") and not _DEGREE_CONTEXT.search(
-                text, m.end(), min(seg.end, m.end() + 40)):
+        if word.lower() in ("master", "masters") and not _DEGREE_CONTEXT.search(
+                text, m.end(), min(len(text), m.end() + 40)):
             continue
-        if word == "BA" and "degree" not in seg.text.lower():
+        if word in ("BA", "BE") and "degree" not in text[max(0, m.start() - 80):m.end() + 80].lower():
             continue
-        found.append((level, effective_section(seg, m.start() - seg.start)))
+        yield m.lastgroup, m
+
+
+def degree_mentions(index: SegmentIndex, text: str) -> list[tuple[str, str, int]]:
+    """(level, section, offset) for each degree mention that is not a student's."""
+    found = []
+    for level, m in degree_matches(text):
+        seg = index.at(m.start())
+        if seg is None or STUDENT.search(seg.text):
+            continue
+        found.append((level, effective_section(seg, m.start() - seg.start), m.start()))
     return found
 
 
 def min_degree(index: SegmentIndex, text: str) -> str | None:
     """The lowest degree stated as a requirement; a degree only preferred is no requirement."""
-    required = {level for level, section in degree_mentions(index, text) if section != PREFERRED}
+    required = {level for level, section, _ in degree_mentions(index, text) if section != PREFERRED}
     for level in LEVELS:
         if level in required:
             return level

@@ -16,7 +16,8 @@ from sklearn.model_selection import StratifiedKFold
 
 from jobdata.corpus import load_corpus
 
-from .classify import TEXT_WEIGHT, TrackClassifier, blend, taxonomy_scores
+from .classify import TrackClassifier
+from .tracks import TEXT_WEIGHT, blend, taxonomy_scores
 from .extract import build_pipeline, skill_mentions
 from .taxonomy import TRACKS, load_taxonomy
 

@@ -4,7 +4,6 @@ Built on `spacy.blank("en")`: no model download, so it installs anywhere.
 """
 from __future__ import annotations
 
-from bisect import bisect_right
 from functools import lru_cache
 
 import spacy
@@ -13,11 +12,10 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from . import skills as _skills  # noqa: F401  (registers the kp_skills factory)
-from .degree import min_degree
+from .experience import experience
 from .salary import posted_salary
-from .sections import PREFERRED, SegmentIndex, effective_section, segments
+from .sections import NEED_RANK, SegmentIndex, effective_section, need_at, segments
 from .taxonomy import DEFAULT_PATH, load_taxonomy
-from .years import min_years
 
 MAX_EVIDENCE = 5
 
@@ -38,23 +36,36 @@ def mark_sections(doc: Doc) -> Doc:
 
 @Language.component("kp_facts")
 def extract_facts(doc: Doc) -> Doc:
-    """Years, degree and salary, in `doc.user_data`."""
+    """Experience paths, years, degree and salary, in `doc.user_data`."""
     index = SegmentIndex(doc.user_data["segments"])
     text = doc_text(doc)
-    doc.user_data["min_years"] = min_years(index, text)
-    doc.user_data["degree"] = min_degree(index, text)
-    doc.user_data["salary"] = posted_salary(doc_text(doc))
+    found = experience(index, text)
+    doc.user_data["experience_paths"] = found["paths"]
+    doc.user_data["min_years"] = found["min_years"]
+    doc.user_data["degree"] = found["degree"]
+    doc.user_data["salary"] = posted_salary(text)
     return doc
 
 
 def read(text: str, taxonomy_path: str | None = None) -> Doc:
     """Run the pipeline on a text."""
     nlp = build_pipeline(taxonomy_path)
+    return nlp(prepare(nlp, text))
+
+
+def read_many(texts, taxonomy_path: str | None = None, batch_size: int = 32):
+    """Run the pipeline on many texts (`nlp.pipe`), yielding Docs in order."""
+    nlp = build_pipeline(taxonomy_path)
+    return nlp.pipe((prepare(nlp, t) for t in texts), batch_size=batch_size)
+
+
+def prepare(nlp: Language, text: str) -> Doc:
+    """The tokenized Doc, after same-length replacements of look-alike characters."""
     if any(c in text for c in _LOOKALIKE_CHARS):
         text = text.translate(_LOOKALIKES)
     doc = nlp.make_doc(text)
     doc.user_data["text"] = text
-    return nlp(doc)
+    return doc
 
 
 def blank_english() -> Language:
@@ -68,8 +79,9 @@ def blank_english() -> Language:
     return nlp
 
 
-# Same-length replacements, so character offsets into the original text stay valid.
-_LOOKALIKE_CHARS = ("\u2010", "\u2011", "\u00a0", "\u202f")
+# Same-length replacements, so character offsets into the original text stay valid: hyphens,
+# no-break spaces, and a byte-order mark or zero-width characters (read as spaces).
+_LOOKALIKE_CHARS = ("\u2010", "\u2011", "\u00a0", "\u202f", "\ufeff", "\u200b", "\u200c", "\u200d")
 _LOOKALIKES = str.maketrans({c: "-" if c in "\u2010\u2011" else " " for c in _LOOKALIKE_CHARS})
 
 
@@ -83,31 +95,42 @@ def build_pipeline(taxonomy_path: str | None = None) -> Language:
 
 
 def skill_mentions(doc: Doc, taxonomy_path: str | None = None) -> list[dict]:
-    """One entry per skill found: id, name, category, required, evidence (in order of first mention)."""
+    """One entry per skill found, in order of first mention: id, name, category, need (the
+    strongest of its mentions: required > preferred > mentioned), `required` (need ==
+    "required"), the number of mentions, every mention's offsets, and up to MAX_EVIDENCE
+    evidence lines, the strongest first (a requirement line before an "About us" sentence)."""
     tax = load_taxonomy(taxonomy_path or DEFAULT_PATH)
-    segs = doc.user_data["segments"]
-    seg_starts = [s.start for s in segs]
+    index = SegmentIndex(doc.user_data["segments"])
     found: dict[str, dict] = {}
     for span in doc.spans["skills"]:
         start, end = span.start_char, span.end_char
         skill = tax.get(span.label_)
+        seg = index.at(start)
+        local = start - seg.start if seg else 0
+        need = need_at(seg, local, end - start) if seg else "mentioned"
+        section = effective_section(seg, local, end - start) if seg else "other"
         entry = found.get(skill.id)
-        if entry is not None and entry["required"] and len(entry["evidence"]) >= MAX_EVIDENCE:
-            entry["mentions"] += 1
-            continue  # nothing more to learn from this mention
-        index = bisect_right(seg_starts, start) - 1
-        seg = segs[index] if index >= 0 and segs[index].end >= end else None
-        section = effective_section(seg, start - seg.start) if seg else "other"
         if entry is None:
             entry = found[skill.id] = {
                 "id": skill.id, "name": skill.name, "category": skill.category,
-                "required": False, "mentions": 0, "evidence": [],
+                "need": need, "required": False, "mentions": 0, "offsets": [], "evidence": [],
             }
         entry["mentions"] += 1
-        entry["required"] = entry["required"] or section != PREFERRED
-        if len(entry["evidence"]) < MAX_EVIDENCE:
-            entry["evidence"].append({
-                "text": seg.text if seg else span.sent.text, "start": start, "end": end,
-                "match": span.text, "section": section,
-            })
+        entry["offsets"].append([start, end])
+        if NEED_RANK[need] > NEED_RANK[entry["need"]]:
+            entry["need"] = need
+        entry["evidence"].append({
+            "text": seg.text if seg else span.sent.text, "start": start, "end": end,
+            "match": span.text, "section": section, "need": need,
+        })
+    for entry in found.values():
+        entry["required"] = entry["need"] == "required"
+        # Strongest first, then in reading order; one line is evidence once.
+        ranked = sorted(entry["evidence"], key=lambda e: (-NEED_RANK[e["need"]], e["start"]))
+        seen, evidence = set(), []
+        for item in ranked:
+            if item["text"] not in seen and len(evidence) < MAX_EVIDENCE:
+                seen.add(item["text"])
+                evidence.append(item)
+        entry["evidence"] = evidence
     return list(found.values())

@@ -1,4 +1,6 @@
-"""Posted salary ranges: `$148,000 - $235,750`, `148,000 USD - 235,750 USD`, `$152K–$287.5K`.
+"""Posted pay: ranges (`$148,000 - $235,750`, `148,000 USD - 235,750 USD`, `$152K–$287.5K`,
+`20 000 - 28 000 zł / month`) and single rates (`$95/hr`, `£600 per day` is not pay we report),
+each with its currency and period.
 
 Regular expressions rather than tokens: the tokenizer splits `$152K–$287.5K` unpredictably.
 Numbers are found first (they are sparse), then each looks at its neighbours for a currency and
@@ -10,15 +12,16 @@ import re
 from dataclasses import dataclass
 
 _SYMBOLS = {"US$": "USD", "CA$": "CAD", "C$": "CAD", "A$": "AUD", "AU$": "AUD", "S$": "SGD",
-            "$": "USD", "€": "EUR", "£": "GBP", "₹": "INR", "¥": "JPY", "Rs.": "INR", "Rs": "INR"}
+            "$": "USD", "€": "EUR", "£": "GBP", "₹": "INR", "¥": "JPY", "Rs.": "INR", "Rs": "INR",
+            "zł": "PLN"}
 _CODES = "USD|EUR|GBP|CAD|INR|AUD|CHF|JPY|SGD|ILS|SEK|NOK|DKK|PLN|CNY|TWD|KRW|NZD|HKD"
 _SYMBOL_RE = "|".join(re.escape(s) for s in sorted(_SYMBOLS, key=len, reverse=True))
 
 _NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{2,3})+(?:\.\d+)?|(?<![\w.,])\d{1,3}(?:\.\d{3})+(?![\d,])"
-                     r"|(?<![\w.,])\d+(?:\.\d+)?")
+                     r"|(?<![\w.,])\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,.])|(?<![\w.,])\d+(?:\.\d+)?")
 _BEFORE = re.compile(rf"(?:(?P<code>{_CODES})\s*)?(?P<sym>{_SYMBOL_RE})?\s*$", re.I)
 _AFTER = re.compile(r"\s*(?P<mult>[kK](?![a-zA-Z])|[mM](?![a-zA-Z])|thousand\b|million\b|lakhs?\b|LPA\b)?"
-                    rf"(?:\s*(?P<code>{_CODES})(?![A-Za-z]))?", re.I)
+                    rf"(?:\s*(?:(?P<code>{_CODES})(?![A-Za-z])|(?P<sym>[€£₹]|zł)))?", re.I)
 _JOIN = re.compile(r"\s*(?:-|–|—|to|and|through)\s*$", re.I)
 _PERIODS = (
     ("hour", re.compile(r"(?:per|an|/|a)\s*(?:hour|hr)\b|hourly", re.I)),
@@ -41,7 +44,7 @@ class _Amount:
 
 
 # Currency marks, case-sensitive on purpose ("usd" in prose is rare; scanning is cheaper).
-_MARK = re.compile(rf"[$€£₹¥]|Rs\.?|\b(?:{_CODES})\b")
+_MARK = re.compile(rf"[$€£₹¥]|Rs\.?|zł|\bLPA\b|\b(?:{_CODES})\b")
 _REACH = 45  # characters around a currency mark where the amounts of a range can be
 
 
@@ -67,15 +70,18 @@ def _amounts_in(text: str, start: int, end: int) -> list[_Amount]:
         before = _BEFORE.search(text, max(0, m.start() - 8), m.start())
         after = _AFTER.match(text, m.end())
         code = (after.group("code") or (before.group("code") if before else None))
-        sym = before.group("sym") if before else None
+        sym = (before.group("sym") if before else None) or after.group("sym")
         currency = code.upper() if code else (_SYMBOLS.get(sym) if sym else None)
         start = before.start() if before and (before.group("sym") or before.group("code")) else m.start()
+        if currency is None and (after.group("mult") or "").lower().startswith(("lakh", "lpa")):
+            currency = "INR"
         out.append(_Amount(start, after.end() if after.group(0).strip() else m.end(), m.group(0),
                            currency, (after.group("mult") or "").lower(), m.start()))
     return out
 
 
 def _number(digits: str, currency: str | None) -> float:
+    digits = re.sub(r"[ \u00a0\u202f]", "", digits)  # 20 000 zł
     if re.fullmatch(r"\d{1,3}(?:\.\d{3})+", digits) and currency not in (None, "USD", "GBP"):
         return float(digits.replace(".", ""))  # European thousands separator: 85.000 EUR
     return float(digits.replace(",", ""))
@@ -93,10 +99,42 @@ def _period(text: str, start: int, end: int) -> str | None:
     return None
 
 
+_RATE_AFTER = re.compile(r"\s*(?:/\s*|per\s+|an?\s+)(?:hour|hr|year|yr|annum|month|mo)\b", re.I)
+_PAY_BEFORE = re.compile(r"(?:salary|pay|compensation|rate|wage|stipend|base|earn|paid)\b[^.$€£₹\n]{0,25}$", re.I)
+_NOT_PAY = re.compile(r"bonus|sign[\s-]?on|signing|relocation|equity|stock|401|match|funding|raised|valuation"
+                      r"|revenue|budget|credit|reimburse|allowance|\bup to\b", re.I)
+
+
+def _single_rate(text: str, amount: _Amount) -> dict | None:
+    """A posted single rate: `$95/hr`, `$95 per hour`, `Pay rate: $60.00`."""
+    if amount.currency is None or amount.multiplier in ("m", "million"):
+        return None
+    rate = _RATE_AFTER.match(text, amount.end)
+    context = text[max(0, amount.start - 40):amount.end + 30]
+    if _NOT_PAY.search(context) or not (rate or _PAY_BEFORE.search(text, max(0, amount.start - 40), amount.start)):
+        return None
+    value = _number(amount.digits, amount.currency) * _MULTIPLIERS.get(amount.multiplier, 1)
+    period = _period(text, amount.start, amount.end) or ("hour" if value < 500 else "year")
+    lo_ok, hi_ok = _PLAUSIBLE[period]
+    if not lo_ok <= value <= hi_ok:
+        return None
+    return {"min": value, "max": value, "currency": amount.currency, "period": period,
+            "start": amount.start, "end": rate.end() if rate else amount.end}
+
+
 def salary_bands(text: str) -> list[dict]:
-    """Every plausible salary range in the text, in order."""
-    bands = []
+    """Every plausible salary range or single rate in the text, in order."""
     amounts = _amounts(text)
+    bands = _ranges(text, amounts)
+    used = {(b["start"], b["end"]) for b in bands}
+    singles = [r for a in amounts
+               if not any(s <= a.start < e for s, e in used)
+               for r in [_single_rate(text, a)] if r is not None]
+    return sorted(bands + singles, key=lambda b: b["start"])
+
+
+def _ranges(text: str, amounts: list[_Amount]) -> list[dict]:
+    bands = []
     for a, b in zip(amounts, amounts[1:]):
         if not _JOIN.match(text[a.end:b.start]) or text[a.end:b.start].count("\n"):
             continue

@@ -1,7 +1,10 @@
-"""Split a posting into evidence units (lines and sentences) labelled by the section they stand in.
+"""Split a posting into evidence units (lines and sentences) labelled by the section they stand in,
+and decide what a mention at a given place asks of the candidate.
 
 Postings say what is required and what is merely welcome through their headings ("Minimum
-qualifications", "Nice to have") and sometimes inside a sentence ("CUDA is a plus").
+qualifications", "Nice to have") and sometimes inside a sentence ("CUDA is a plus", "Bachelor's
+required, Master's preferred"). The company introduction, the responsibilities and the benefits
+name skills without asking for them.
 """
 from __future__ import annotations
 
@@ -9,26 +12,50 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-REQUIRED, PREFERRED, OTHER = "required", "preferred", "other"
+# Section kinds: a qualification heading, a "nice to have" heading, a heading that describes the
+# company, the work or the offer, and no heading at all (or one that says nothing about need).
+REQUIRED, PREFERRED, DESCRIPTIVE, OTHER = "required", "preferred", "descriptive", "other"
+# What a mention asks of the candidate.
+NEEDS = ("required", "preferred", "mentioned")
+NEED_RANK = {"required": 2, "preferred": 1, "mentioned": 0}
 
 _BULLET = re.compile(r"^\s*(?:[-*•·▪◦‣–—>]+|\d{1,2}[.)]|[a-z][.)])\s+")
 _PREFERRED_HEADING = re.compile(
-    r"prefer|nice[\s-]*to[\s-]*have|bonus|\bplus(es)?\b|desir|good[\s-]*to[\s-]*have|ideal"
+    r"prefer|nice[\s-]*to[\s-]*have|bonus|\bplus(es)?\b|desir|good[\s-]*to[\s-]*have|ideal(?:ly)?\b"
     r"|extra credit|stand out|set you apart|differentiat|additional (?:skills|qualif)"
-    r"|would be (?:great|nice)|helpful|not required|optional", re.I)
+    r"|would be (?:great|nice)|helpful|not required|optional|advantage", re.I)
+# "The ideal candidate has" introduces requirements in practice, not wishes.
+_IDEAL_CANDIDATE = re.compile(r"ideal candidate|ideal applicant", re.I)
 _REQUIRED_HEADING = re.compile(
     r"minimum|required|requirements?\b|basic|must|qualifications|what you(?:'ll| will)? (?:need|bring)"
     r"|who you are|you (?:have|bring|are)|skills|experience|looking for|about you|essential"
-    r"|what we need|what you need|competenc|background|profile|need to have|expect from you", re.I)
-_NEUTRAL_HEADING = re.compile(
-    r"responsibilit|what you(?:'ll| will) do|you will|about (?:the|us|our)|benefit|compensation|salary"
-    r"|perks|the role|the team|overview|description|day[\s-]to[\s-]day|why (?:join|us)|mission"
-    r"|location|equal opportunit|impact|duties|our (?:team|company|stack)|pay|how to apply", re.I)
-# Sentence-level cues that make a mention optional whatever the section says.
-PREFERRED_CUE = re.compile(
-    r"\b(?:(?:is|are|would be|will be) (?:a )?(?:big |huge |strong )?(?:plus|bonus|advantage)"
-    r"|a plus|nice[\s-]to[\s-]have|preferred|bonus|ideally|desirable|not required|optional)\b", re.I)
+    r"|what we need|what you need|competenc|background|profile|need to have|expect from you"
+    r"|ideal candidate|your expertise|to succeed|you should have|education", re.I)
+_DESCRIPTIVE_HEADING = re.compile(
+    r"responsibilit|what you(?:'ll| will) (?:do|work on|own|build)|you will\b|you'll\b|about (?:us|our)"
+    r"|about [A-Z]|who we are|benefit|compensation|salary|perks|why (?:join|us|work)|mission"
+    r"|equal opportunit|impact|duties|our (?:team|company|stack|culture|values)|\bpay\b|how to apply"
+    r"|what we offer|we offer|day[\s-]to[\s-]day|key (?:tasks|activities)|in this role|your role"
+    r"|the opportunity|location|life at|diversity|accommodation|total rewards", re.I)
+_CONTEXT_HEADING = re.compile(r"the role|the team|overview|description|summary|position|job", re.I)
+# Clause-level cues that override the section: the nearest cue after the mention decides, else the
+# nearest before it ("Bachelor's required, Master's preferred"; "Preferred: CUDA").
+_PREFERRED_CUE = (
+    r"(?:is|are|would be|will be) (?:a )?(?:big |huge |strong |great |definite )?(?:plus|bonus|advantage)"
+    r"|a plus|an advantage|advantageous|nice[\s-]to[\s-]have|good[\s-]to[\s-]have|preferred|preferably"
+    r"|bonus|ideal|ideally|desirable|desired|not required|optional|helpful|a big plus|welcome")
+_REQUIRED_CUE = r"required|requires?|mandatory|must(?: have)?|essential|minimum"
+_CUE = re.compile(rf"\b(?:(?P<preferred>{_PREFERRED_CUE})|(?P<required>{_REQUIRED_CUE}))\b", re.I)
+# In text under no qualification heading, a clause that speaks to the candidate asks for what it names.
+_ASKS = re.compile(
+    r"\b(?:you (?:have|bring|should|will need|need|possess|are (?:an? )?(?:expert|proficient|fluent|"
+    r"comfortable|familiar|experienced))|you'(?:ve|ll need)|we(?:'re| are) (?:looking|seeking)|looking for"
+    r"|seeking|candidates? (?:should|must|will|with)|applicants? (?:should|must|with)|ideal candidate"
+    r"|experience (?:with|in|using|of|building|writing|designing)|experienced (?:in|with)|proficien"
+    r"|expertise (?:in|with)|knowledge of|familiarity with|understanding of|background in|fluen(?:t|cy) in"
+    r"|hands-on|track record|degree in|years of)", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
+_CLAUSE_BREAK = re.compile(r"[;!?]|\.(?:\s|$)")
 
 
 @dataclass(frozen=True)
@@ -36,7 +63,8 @@ class Segment:
     start: int
     end: int
     text: str
-    section: str  # required | preferred | other
+    section: str  # required | preferred | descriptive | other
+    bullet: bool = False
 
 
 def heading_kind(line: str) -> str | None:
@@ -50,16 +78,19 @@ def heading_kind(line: str) -> str | None:
         line.lstrip().startswith("#")
         or (colon and len(words) <= 7 and not rest.strip())
         or (len(words) <= 6 and stripped.isupper() and any(c.isalpha() for c in stripped))
-        or (len(words) <= 5 and not colon and not stripped.endswith((".", ",", ";")))
+        or (len(words) <= 5 and not colon and not stripped.endswith((".", ",", ";")) and "," not in stripped)
         or (colon and len(words) <= 4)  # inline "Preferred: CUDA, HIP"
+        or (len(words) <= 12 and stripped.endswith(":") and not rest.strip())  # "What you'll need to succeed in this role:"
     )
     if not looks_like_heading:
         return None
-    if _PREFERRED_HEADING.search(label):
+    if _PREFERRED_HEADING.search(label) and not _IDEAL_CANDIDATE.search(label):
         return PREFERRED
     if _REQUIRED_HEADING.search(label):
         return REQUIRED
-    if _NEUTRAL_HEADING.search(label) or line.lstrip().startswith("#") or stripped.isupper():
+    if _DESCRIPTIVE_HEADING.search(label):
+        return DESCRIPTIVE
+    if _CONTEXT_HEADING.search(label) or line.lstrip().startswith("#") or stripped.isupper():
         return OTHER
     if colon and not rest.strip():
         return OTHER
@@ -76,8 +107,9 @@ def segments(text: str) -> list[Segment]:
         body = line.rstrip("\r\n")
         if not body.strip():
             continue
+        bullet = bool(_BULLET.match(body)) and not body.lstrip().startswith("#")
         # A bulleted line is an item, never a heading ("- Slurm a plus" must not open a section).
-        kind = None if _BULLET.match(body) and not body.lstrip().startswith("#") else heading_kind(body)
+        kind = None if bullet else heading_kind(body)
         if kind is not None:
             section = kind
         offset = line_start + (len(body) - len(body.lstrip()))
@@ -88,7 +120,7 @@ def segments(text: str) -> list[Segment]:
             at = text.find(piece, cursor)
             if at < 0:
                 at = cursor
-            out.append(Segment(at, at + len(piece), piece, section))
+            out.append(Segment(at, at + len(piece), piece, section, bullet))
             cursor = at + len(piece)
     return out
 
@@ -107,19 +139,46 @@ class SegmentIndex:
         return None
 
 
-_CLAUSE_BREAK = re.compile(r"[;!?]|\.(?:\s|$)")
+def clause_bounds(text: str, offset: int) -> tuple[int, int]:
+    """The clause of `text` around `offset`: between sentence or semicolon breaks."""
+    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, offset)), default=0)
+    end = next((m.start() for m in _CLAUSE_BREAK.finditer(text, offset)), len(text))
+    return start, end
 
 
-def effective_section(segment: Segment, offset: int | None = None) -> str:
-    """The segment's section, turned to preferred when the clause around `offset` says so.
+def clause_cue(text: str, offset: int, length: int = 0) -> str | None:
+    """"required" or "preferred" when the clause says so about the words at `offset`: the first
+    cue after them wins, else the last cue before them."""
+    start, end = clause_bounds(text, offset)
+    before = None
+    for m in _CUE.finditer(text, start, end):
+        kind = "preferred" if m.group("preferred") else "required"
+        if m.start() >= offset + length:
+            return kind
+        if m.end() <= offset:
+            before = kind
+    return before
 
-    `offset` is relative to the segment; without it the whole segment is the clause.
-    """
-    text = segment.text
-    if offset is not None:
-        start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, offset)), default=0)
-        end = next((m.start() for m in _CLAUSE_BREAK.finditer(text, offset)), len(text))
-        text = text[start:end]
-    if PREFERRED_CUE.search(text):
-        return PREFERRED
-    return segment.section
+
+def need_at(segment: Segment, offset: int, length: int = 0) -> str:
+    """What a mention at `offset` (relative to the segment) asks: required, preferred or mentioned."""
+    cue = clause_cue(segment.text, offset, length)
+    if cue is not None:
+        return cue
+    if segment.section == REQUIRED:
+        return "required"
+    if segment.section == PREFERRED:
+        return "preferred"
+    if segment.section == OTHER:
+        # Outside any heading: a list item, or a sentence addressed to the candidate, asks for it.
+        start, end = clause_bounds(segment.text, offset)
+        if segment.bullet or _ASKS.search(segment.text, start, end):
+            return "required"
+    return "mentioned"
+
+
+def effective_section(segment: Segment, offset: int = 0, length: int = 0) -> str:
+    """The section a mention at `offset` (relative to the segment) stands in, turned to PREFERRED
+    or REQUIRED when its clause says so ("Bachelor's required, Master's preferred")."""
+    cue = clause_cue(segment.text, offset, length)
+    return {"preferred": PREFERRED, "required": REQUIRED}.get(cue, segment.section)

@@ -5,6 +5,8 @@ exact tokens for acronyms that collide with words (`HIP`, `IB`, `Go`, `C`).
 """
 from __future__ import annotations
 
+import re
+
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
@@ -16,6 +18,19 @@ from .taxonomy import DEFAULT_PATH, Taxonomy, load_taxonomy
 # preposition ("C/C++", "Python, Go", "fluent in Go"), never as "Go beyond" or "Section C".
 AMBIGUOUS = frozenset({"Go", "R", "C", "D", "Ray", "Rust", "Volcano", "Weka", "Make", "Chisel",
                        "Spark", "Swift", "Julia", "Helm", "Ceph"})
+# Exact forms that name a skill only beside words of its field, anywhere in the same line or
+# sentence: gem5's "Ruby" memory system (alone, Ruby is the language), Mesa the city.
+CONTEXT = {
+    "Ruby": re.compile(r"gem5|SLICC|Garnet|coheren|cache|memory system|protocol", re.I),
+    "Garnet": re.compile(r"gem5|Ruby|network-on-chip|NoC|interconnect", re.I),
+    "Mesa": re.compile(r"driver|graphics|OpenGL|Vulkan|Gallium|NIR|GPU|shader|compiler", re.I),
+    "NIR": re.compile(r"Mesa|shader|compiler|driver|\bIR\b|SPIR-V|Vulkan|OpenGL", re.I),
+    "Gallium": re.compile(r"Mesa|driver|OpenGL|Vulkan|graphics", re.I),
+    "ANV": re.compile(r"Mesa|driver|Vulkan|Intel", re.I),
+    "Vera": re.compile(r"Specman|verification|SystemVerilog|testbench|HVL|\bUVM\b|\bOVM\b", re.I),
+    "Borg": re.compile(r"cluster|Kubernetes|scheduler|Mesos|YARN|orchestrat", re.I),
+    "Nomad": re.compile(r"cluster|Kubernetes|scheduler|Mesos|YARN|orchestrat|HashiCorp", re.I),
+}
 _COORDINATORS = frozenset({",", "/", "and", "or", "&"})
 _LIST_NEIGHBOURS = frozenset({",", "/", "(", ")", "and", "or", "&", ":", ";", "in", "with", "using",
                               "of", "+", "-", "like", "e.g.", "including", "as"})
@@ -64,6 +79,15 @@ class SkillMatcher:
         after = doc[end].lower_ if end < len(doc) else ""
         return before in _LIST_NEIGHBOURS or after in _LIST_NEIGHBOURS
 
+    @staticmethod
+    def _in_field_context(doc: Doc, start: int, end: int, pattern: re.Pattern) -> bool:
+        """Whether the line around the match also names the skill's field."""
+        text = doc.user_data.get("text") or doc.text
+        lo = text.rfind("\n", 0, doc[start].idx) + 1
+        hi = text.find("\n", doc[end - 1].idx)
+        window = text[max(lo, doc[start].idx - 300):(hi if hi >= 0 else len(text))][:600]
+        return bool(pattern.search(window.replace(doc[start:end].text, " ", 1)))
+
     def _shared_prefix(self, doc: Doc, span: Span) -> Span | None:
         """`Nsight Systems/Compute`: the word after the slash borrows the span's prefix."""
         end = span.end
@@ -102,7 +126,10 @@ class SkillMatcher:
         for match_id, start, end in self.lower(doc):
             spans.append(Span(doc, start, end, label=match_id))
         for match_id, start, end in self.exact(doc):
-            if doc[start:end].text in AMBIGUOUS and not self._in_list_context(doc, start, end):
+            form = doc[start:end].text
+            if form in AMBIGUOUS and not self._in_list_context(doc, start, end):
+                continue
+            if form in CONTEXT and not self._in_field_context(doc, start, end, CONTEXT[form]):
                 continue
             spans.append(Span(doc, start, end, label=match_id))
         spans = filter_spans(spans)

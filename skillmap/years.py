@@ -1,4 +1,4 @@
-"""Minimum years of experience: `5+ years`, `3-5 yrs`, `three years`, `BS + 8 years / MS + 5`."""
+"""Years-of-experience mentions: `5+ years`, `3-5 yrs`, `three years`, `0-2 years`, `BS + 8 / MS + 5`."""
 from __future__ import annotations
 
 import re
@@ -6,7 +6,7 @@ import re
 from .sections import PREFERRED, SegmentIndex, effective_section
 
 _WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
     "fifteen": 15, "twenty": 20,
 }
@@ -23,7 +23,8 @@ _YEARS = re.compile(
 _NOT_EXPERIENCE_AFTER = re.compile(r"^\s*(?:ago|old|of age|in business|of (?:history|innovation|"
                                    r"growth|success|operation|leadership in))\b", re.I)
 _NOT_EXPERIENCE_BEFORE = re.compile(r"(?:founded|for (?:over|more than|nearly|almost)|since|"
-                                    r"the (?:past|last|next)|within|every|up to|after|first)\s*$", re.I)
+                                    r"the (?:past|last|next)|within|every|up to|after|first|over the|"
+                                    r"multi-?|contract of|term of|duration of|period of)\s*$", re.I)
 _DEG = r"(?:BS|B\.S\.?|BSc|BE|MS|M\.S\.?|MSc|PhD|Ph\.D\.?|bachelor'?s?|master'?s?|doctorate)"
 # Degree alternatives whose later numbers drop the unit: "MS + 5", "6+ with an MS".
 _ALTERNATIVE = re.compile(
@@ -48,6 +49,7 @@ def _candidates(text: str):
 
 
 _HYPHEN_YEAR = re.compile(r"\s*-\s*year")
+_ZERO_OK = re.compile(r"(?:minimum|at least|min\.?)(?: of)?\s*$", re.I)
 
 
 def _value(token: str) -> float:
@@ -71,26 +73,14 @@ def year_mentions(index: SegmentIndex, text: str) -> list[tuple[int, str, int]]:
         if _HYPHEN_YEAR.match(seg.text, local + len(m.group("low"))):
             continue  # "4-year degree"
         years = _value(m.group("low"))
-        if years < 1 or years > 30:
-            continue
+        if years > 30 or (years < 1 and not m.group("high") and not m.group("plus")
+                          and not _ZERO_OK.search(before)):
+            continue  # "0 years" alone is rarely a requirement; "0-2 years", "0+", "minimum of 0" are
         found.append((int(years), effective_section(seg, local), m.start()))
         with_years[seg.start] = seg
     for seg in with_years.values():
         for m in _ALTERNATIVE.finditer(seg.text):
             years = _value(m.group("a") or m.group("b"))
-            if 1 <= years <= 30:
+            if 0 <= years <= 30:
                 found.append((int(years), effective_section(seg, m.start()), seg.start + m.start()))
     return found
-
-
-def min_years(index: SegmentIndex, text: str) -> int | None:
-    """The smallest number of years that qualifies for the role.
-
-    Requirements win over preferences; among requirements the smallest applies, which also
-    covers degree alternatives ("BS + 8 years / MS + 5 years" -> 5).
-    """
-    mentions = year_mentions(index, text)
-    if not mentions:
-        return None
-    required = [y for y, section, _ in mentions if section != PREFERRED]
-    return min(required or [y for y, _, _ in mentions])

@@ -3,8 +3,9 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from jobdata.corpus import load_corpus
-from skillmap.classify import TrackClassifier, default_classifier
+from skillmap.classify import TrackClassifier
 from skillmap.taxonomy import TRACKS
+from skillmap.track_model import TrackModel, corpus_digest, default_model, train_default
 
 
 def test_corpus_has_at_least_30_postings_per_track():
@@ -22,14 +23,58 @@ def test_fit_returns_self_and_sets_learned_attributes():
     assert hasattr(model, "vocabulary_") and hasattr(model, "model_")
 
 
+def _fitted(n_tracks: int) -> TrackClassifier:
+    corpus = [p for p in load_corpus() if p.track in TRACKS[:n_tracks]]
+    return TrackClassifier().fit([p.text for p in corpus], [p.track for p in corpus])
+
+
 def test_fast_probabilities_equal_the_library_pipeline():
-    model = default_classifier()
+    model = _fitted(4)
     texts = [p.text for p in load_corpus()[:25]]
     fast = model.predict_proba(texts)
     slow = model.model_.predict_proba(model.tfidf_.transform(model._matrix(texts)))
     reordered = slow[:, model.class_index_]
     np.testing.assert_allclose(fast, reordered, atol=1e-12)
     np.testing.assert_allclose(fast.sum(axis=1), 1.0)
+
+
+def test_a_model_fitted_on_two_tracks_predicts_like_the_library():
+    model = _fitted(2)
+    texts = [p.text for p in load_corpus()[:25]]
+    fast = model.predict_proba(texts)
+    slow = model.model_.predict_proba(model.tfidf_.transform(model._matrix(texts)))
+    np.testing.assert_allclose(fast[:, :2], slow[:, model.class_index_[:2]], atol=1e-12)
+    assert (fast[:, 2:] == 0).all()
+
+
+def test_the_saved_model_predicts_what_training_gives(tmp_path):
+    trained = train_default()
+    path = tmp_path / "model.npz"
+    trained.save(path, "digest-a")
+    assert TrackModel.load(path, "digest-b") is None  # trained from other data
+    loaded = TrackModel.load(path, "digest-a")
+    texts = [p.text for p in load_corpus()[:10]]
+    np.testing.assert_allclose(loaded.predict_proba(texts), trained.predict_proba(texts))
+    assert TrackModel.load(tmp_path / "missing.npz", "digest-a") is None
+    (tmp_path / "broken.npz").write_bytes(b"not a model")
+    assert TrackModel.load(tmp_path / "broken.npz", "digest-a") is None
+
+
+def test_the_shipped_model_matches_the_corpus():
+    from skillmap.track_model import MODEL_PATH
+
+    default_model()
+    assert TrackModel.load(MODEL_PATH, corpus_digest()) is not None
+
+
+def test_parsing_does_not_import_scikit_learn():
+    import subprocess
+    import sys
+
+    code = ("import sys; from skillmap.parse import parse_job; parse_job('Senior CUDA Engineer\\n5+ years of CUDA');"
+            "print('sklearn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 def test_cross_validated_accuracy_at_least_nine_in_ten():

@@ -2,14 +2,14 @@
 import pytest
 
 from skillmap.degree import min_degree
+from skillmap.experience import experience
 from skillmap.salary import posted_salary
 from skillmap.sections import PREFERRED, REQUIRED, SegmentIndex, segments
 from skillmap.seniority import seniority
-from skillmap.years import min_years
 
 
 def years(text):
-    return min_years(SegmentIndex(segments(text)), text)
+    return experience(SegmentIndex(segments(text)), text)["min_years"]
 
 
 def degree(text):
@@ -22,9 +22,10 @@ def degree(text):
     ("3 to 5 years of industry experience", 3),
     ("At least three years of hands-on RTL design", 3),
     ("Minimum of seven (7) years of experience", 7),
-    ("BS + 8 years / MS + 5 years of relevant experience", 5),
-    ("BS + 8 years / MS + 5", 5),
-    ("8+ years with a BS, 6+ with an MS, or 4+ with a PhD", 4),
+    # Degree alternatives: the years of the lowest degree's path.
+    ("BS + 8 years / MS + 5 years of relevant experience", 8),
+    ("BS + 8 years / MS + 5", 8),
+    ("8+ years with a BS, 6+ with an MS, or 4+ with a PhD", 8),
     ("Requirements:\n- 5+ years of C++\nPreferred:\n- 10+ years in verification", 5),
     ("Founded 20 years ago, we build chips. You have 2+ years of CUDA.", 2),
     ("Bachelor's degree (a 4-year degree) in EE", None),
@@ -100,7 +101,8 @@ def test_a_bullet_saying_plus_does_not_open_a_preferred_section():
     ("Design Verification Engineer", 3, "mid"),
     ("Design Verification Engineer", 6, "senior"),
     ("Design Verification Engineer", 10, "staff_principal"),
-    ("Kernel Engineer", None, "mid"),
+    ("Kernel Engineer", None, None),
+    (None, None, None),
 ])
 def test_seniority_from_title_then_years(title, years_, expected):
     assert seniority(title, years_) == expected

@@ -1,0 +1,169 @@
+"""The fitted track classifier as plain arrays: predicting with it needs numpy and scipy only,
+and it is saved next to the taxonomy (`skillmap/data/track_model.npz`, made by `make`), so a
+command-line parse neither imports scikit-learn nor trains.
+
+A saved model carries a digest of what it was trained from (the corpus files, the tokenizer's
+settings, the training code's version); one that no longer matches is retrained and saved again.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from spacy.attrs import LOWER
+from spacy.tokens import Doc
+
+from .taxonomy import TRACKS
+
+MODEL_PATH = Path(__file__).parent / "data" / "track_model.npz"
+# Bump when the features or the training change in a way the corpus digest cannot see.
+TRAINING_VERSION = "2"
+
+
+@lru_cache(maxsize=1)
+def _tokenizer():
+    from .extract import blank_english
+
+    return blank_english().tokenizer
+
+
+def token_counts(item) -> dict[int, int]:
+    """Lower-cased token hash -> count, for a text or an already tokenized Doc."""
+    doc = item if isinstance(item, Doc) else _tokenizer()(item)
+    return doc.count_by(LOWER)
+
+
+def count_matrix(X, vocabulary: np.ndarray) -> csr_matrix:
+    """Token counts as a sparse matrix over a vocabulary of sorted token hashes."""
+    indptr, cols, vals = [0], [], []
+    for item in X:
+        counts = token_counts(item)
+        keys = np.fromiter(counts.keys(), dtype=np.uint64, count=len(counts))
+        found = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        pos = np.searchsorted(vocabulary, keys)
+        pos[pos == len(vocabulary)] = 0
+        known = vocabulary[pos] == keys
+        cols.append(pos[known])
+        vals.append(found[known])
+        indptr.append(indptr[-1] + int(known.sum()))
+    return csr_matrix((np.concatenate(vals) if vals else [], np.concatenate(cols) if cols else [],
+                       indptr), shape=(len(indptr) - 1, len(vocabulary)))
+
+
+@dataclass
+class TrackModel:
+    """Sublinear TF-IDF, L2 normalisation and a logistic regression, from their fitted arrays."""
+
+    vocabulary: np.ndarray   # sorted uint64 token hashes
+    idf: np.ndarray
+    coef: np.ndarray         # classes x vocabulary (one row for a model fitted on two classes)
+    intercept: np.ndarray
+    class_index: np.ndarray  # for each of TRACKS, its column in the model's classes, or -1
+
+    def raw_proba(self, counts: csr_matrix) -> np.ndarray:
+        tf = counts.copy()
+        np.log(tf.data, out=tf.data)
+        tf.data += 1.0  # sublinear_tf
+        tf = tf.multiply(self.idf).tocsr()
+        norms = np.sqrt(np.asarray(tf.multiply(tf).sum(axis=1))).ravel()
+        norms[norms == 0] = 1.0
+        scores = np.asarray(tf @ self.coef.T) / norms[:, None] + self.intercept
+        if scores.shape[1] == 1:  # binary logistic regression: one score for the second class
+            positive = 1.0 / (1.0 + np.exp(-scores[:, 0]))
+            return np.column_stack([1.0 - positive, positive])
+        scores -= scores.max(axis=1, keepdims=True)
+        np.exp(scores, out=scores)
+        return scores / scores.sum(axis=1, keepdims=True)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Rows of probabilities over TRACKS (zero for a track the model never saw)."""
+        X = list(X)
+        raw = self.raw_proba(count_matrix(X, self.vocabulary))
+        out = np.zeros((len(X), len(TRACKS)))
+        for j, src in enumerate(self.class_index):
+            if src >= 0:
+                out[:, j] = raw[:, src]
+        return out
+
+    def save(self, path: Path, digest: str) -> None:
+        """Write atomically, so concurrent processes never read half a file."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".track_model.", suffix=".npz")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, vocabulary=self.vocabulary, idf=self.idf, coef=self.coef,
+                         intercept=self.intercept, class_index=self.class_index,
+                         digest=np.array(digest))
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    @classmethod
+    def load(cls, path: Path, digest: str) -> "TrackModel | None":
+        """The saved model, or None when it is missing, unreadable or trained from other data."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if str(data["digest"]) != digest:
+                    return None
+                return cls(vocabulary=data["vocabulary"], idf=data["idf"], coef=data["coef"],
+                           intercept=data["intercept"], class_index=data["class_index"])
+        except (OSError, KeyError, ValueError):
+            return None
+
+
+def corpus_digest() -> str:
+    """What the shipped model depends on: the corpus files, spaCy's version, the training version."""
+    import spacy
+
+    from jobdata.corpus import CORPUS_DIR
+
+    h = hashlib.sha256(f"{TRAINING_VERSION}|{spacy.__version__}".encode())
+    for path in sorted(CORPUS_DIR.glob("*.jsonl")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def train_default() -> TrackModel:
+    """Train on the shipped corpus (needs scikit-learn)."""
+    from jobdata.corpus import load_corpus
+
+    from .classify import TrackClassifier
+
+    corpus = load_corpus()
+    return TrackClassifier().fit([p.title + "\n" + p.text for p in corpus],
+                                 [p.track for p in corpus]).to_model()
+
+
+@lru_cache(maxsize=1)
+def default_model() -> TrackModel:
+    """The shipped model: loaded from MODEL_PATH, or trained (and saved when the folder is
+    writable) when the file is missing or stale."""
+    digest = corpus_digest()
+    model = TrackModel.load(MODEL_PATH, digest)
+    if model is None:
+        model = train_default()
+        try:
+            model.save(MODEL_PATH, digest)
+        except OSError:
+            pass  # a read-only install trains once per process instead
+    return model
+
+
+def main() -> None:
+    """`python -m skillmap.track_model`: train on the corpus and save the model."""
+    model = train_default()
+    model.save(MODEL_PATH, corpus_digest())
+    print(f"saved {MODEL_PATH} ({len(model.vocabulary)} tokens, {len(TRACKS)} tracks)")
+
+
+if __name__ == "__main__":
+    main()
