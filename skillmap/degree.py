@@ -25,7 +25,7 @@ _DEGREE_CONTEXT = re.compile(r"degree|\bin\b|/|\bor\b|equivalent|\bBS\b|\bMS\b|P
 STUDENT = re.compile(r"pursuing|currently enrolled|enrolled in|candidate for|working towards"
                       r"|expected (?:graduation|to graduate)|graduating|rising (?:senior|junior)"
                       r"|current(?:ly)? (?:an? )?(?:undergraduate|graduate|bachelor|master|phd|student)"
-                      r"|(?:undergraduate|graduate|phd|master'?s) students?", re.I)
+                      r"|\bstudents?\b|\binternships?\b|\bco-?op\b", re.I)
 _ANY = re.compile("|".join(f"(?P<{level}>{p.pattern})" for level, p in _PATTERNS.items()))
 
 

@@ -1,9 +1,16 @@
 """Measure the parser: track accuracy (cross-validated) and skill precision/recall.
 
     python -m skillmap.evaluate [--folds 5] [--gold FILE ...]
+    python -m skillmap.evaluate --labelled FILE ... [--split all|odd|even]
 
 Gold files are JSON lines: {"id", "track", "text", "skills": [taxonomy ids]} — postings the
 classifier never trained on, annotated by hand.
+
+Labelled files hold real postings labelled field by field before the parser saw them (kept
+outside the repository: their texts belong to their publishers): {"id", "title", "text",
+"track", "min_years", "degree", "experience_paths", "seniority", "salary",
+"skills": {id: "required" | "preferred" | "mentioned"}}. The report gives per-field accuracy,
+skill precision and recall, and how often a found skill's need is right.
 """
 from __future__ import annotations
 
@@ -80,11 +87,120 @@ def skill_scores(gold: list[dict]) -> dict:
             "extra": sorted(extras.items(), key=lambda kv: -kv[1])[:15]}
 
 
+FIELDS = ("track", "min_years", "degree", "seniority", "salary", "experience_paths")
+_RANK = {None: -1, "bachelor": 0, "master": 1, "phd": 2}
+
+
+def _paths(paths) -> set:
+    """Paths as a set, without those another path makes redundant (no higher degree, no more years)."""
+    items = {(p.get("degree"), p.get("min_years")) for p in paths or []}
+
+    def dominated(a):
+        return any(b != a and _RANK[b[0]] <= _RANK[a[0]] and (b[1] or 0) <= (a[1] or 0) for b in items)
+
+    return {a for a in items if not dominated(a)}
+
+
+def _salary_equal(found, expected) -> bool:
+    if not found or not expected:
+        return not found and not expected
+    return (found["currency"] == expected["currency"] and found["period"] == expected["period"]
+            and all(abs(found[k] - expected[k]) <= 0.01 * max(1.0, abs(expected[k])) for k in ("min", "max")))
+
+
+def _need(skill: dict) -> str:
+    return skill.get("need") or ("required" if skill.get("required") else "preferred")
+
+
+def field_scores(rows: list[dict], parse=None) -> dict:
+    """Per-field accuracy, skill precision/recall and need accuracy on labelled real postings."""
+    if parse is None:
+        from .parse import parse_job as parse
+    hits = {f: 0 for f in FIELDS}
+    tp = fp = fn = need_hits = need_binary_hits = 0
+    wrong: dict[str, list] = {f: [] for f in FIELDS}
+    misses: dict[str, int] = {}
+    extras: dict[str, int] = {}
+    for row in rows:
+        result = parse(row["text"])
+        checks = {
+            "track": result["primary_track"] == row["track"],
+            "min_years": result["min_years"] == row["min_years"],
+            "degree": result["degree"] == row["degree"],
+            "seniority": result["seniority"] == row["seniority"],
+            "salary": _salary_equal(result["salary"], row["salary"]),
+            "experience_paths": _paths(result.get("experience_paths")) == _paths(row.get("experience_paths")),
+        }
+        for name, ok in checks.items():
+            hits[name] += ok
+            if not ok:
+                wrong[name].append(row["id"])
+        # A skill added to the taxonomy after labelling, found where the labeller listed the term
+        # as untracked, is neither right nor wrong.
+        untracked = {t.lower() for t in row.get("untracked", [])}
+        found = {s["id"]: _need(s) for s in result["skills"]
+                 if s["id"] in row["skills"]
+                 or not all(e["match"].lower() in untracked for e in s["evidence"])}
+        expected = row["skills"]
+        tp += len(found.keys() & expected.keys())
+        fp += len(found.keys() - expected.keys())
+        fn += len(expected.keys() - found.keys())
+        for sid in expected.keys() - found.keys():
+            misses[sid] = misses.get(sid, 0) + 1
+        for sid in found.keys() - expected.keys():
+            extras[sid] = extras.get(sid, 0) + 1
+        for sid in found.keys() & expected.keys():
+            need_hits += found[sid] == expected[sid]
+            need_binary_hits += (found[sid] == "required") == (expected[sid] == "required")
+    n = len(rows) or 1
+    return {
+        "postings": len(rows),
+        "accuracy": {f: hits[f] / n for f in FIELDS},
+        "skill_precision": tp / (tp + fp) if tp + fp else 1.0,
+        "skill_recall": tp / (tp + fn) if tp + fn else 1.0,
+        "need_accuracy": need_hits / tp if tp else None,
+        "required_accuracy": need_binary_hits / tp if tp else None,
+        "wrong": wrong,
+        "missed": sorted(misses.items(), key=lambda kv: -kv[1])[:20],
+        "extra": sorted(extras.items(), key=lambda kv: -kv[1])[:20],
+    }
+
+
+def select_split(rows: list[dict], split: str) -> list[dict]:
+    """all, or every other posting of each file (odd / even numbered ids), for a held-out half."""
+    if split == "all":
+        return rows
+    keep = 1 if split == "odd" else 0
+    return [r for r in rows if int(r["id"].rsplit("-", 1)[-1]) % 2 == keep]
+
+
+def print_field_scores(scores: dict, label: str) -> None:
+    acc = scores["accuracy"]
+    print(f"{label}: {scores['postings']} labelled real postings")
+    print("  " + "  ".join(f"{f} {acc[f]:.3f}" for f in FIELDS))
+    print(f"  skills: precision {scores['skill_precision']:.3f}  recall {scores['skill_recall']:.3f}  "
+          f"need (3-way) {scores['need_accuracy']:.3f}  required vs not {scores['required_accuracy']:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Measure the job-description parser.")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--gold", nargs="*", help="gold JSONL files (default: jobdata/data/gold/*.jsonl)")
+    parser.add_argument("--labelled", nargs="+", help="labelled real postings (JSON lines) to score field by field")
+    parser.add_argument("--split", choices=("all", "odd", "even"), default="all")
+    parser.add_argument("--verbose", action="store_true", help="list the postings each field gets wrong")
     args = parser.parse_args()
+
+    if args.labelled:
+        rows = select_split(load_gold(args.labelled), args.split)
+        scores = field_scores(rows)
+        print_field_scores(scores, f"{', '.join(Path(p).name for p in args.labelled)} ({args.split})")
+        if args.verbose:
+            for f, ids in scores["wrong"].items():
+                print(f"  wrong {f}: {ids}")
+            print(f"  most missed: {scores['missed']}")
+            print(f"  most extra:  {scores['extra']}")
+        return
 
     cv = cross_validate(args.folds)
     print(f"Track classifier, {cv['folds']}-fold cross-validation on {cv['postings']} labelled postings")

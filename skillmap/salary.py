@@ -100,7 +100,7 @@ def _period(text: str, start: int, end: int) -> str | None:
 
 
 _RATE_AFTER = re.compile(r"\s*(?:/\s*|per\s+|an?\s+)(?:hour|hr|year|yr|annum|month|mo)\b", re.I)
-_PAY_BEFORE = re.compile(r"(?:salary|pay|compensation|rate|wage|stipend|base|earn|paid)\b[^.$€£₹\n]{0,25}$", re.I)
+_PAY_BEFORE = re.compile(r"(?:salary|pay|compensation|rate|wage|stipend|base|earn|paid)\b[^.$€£₹\n]{0,50}$", re.I)
 _NOT_PAY = re.compile(r"bonus|sign[\s-]?on|signing|relocation|equity|stock|401|match|funding|raised|valuation"
                       r"|revenue|budget|credit|reimburse|allowance|\bup to\b", re.I)
 
@@ -111,7 +111,7 @@ def _single_rate(text: str, amount: _Amount) -> dict | None:
         return None
     rate = _RATE_AFTER.match(text, amount.end)
     context = text[max(0, amount.start - 40):amount.end + 30]
-    if _NOT_PAY.search(context) or not (rate or _PAY_BEFORE.search(text, max(0, amount.start - 40), amount.start)):
+    if _NOT_PAY.search(context) or not (rate or _PAY_BEFORE.search(text, max(0, amount.start - 70), amount.start)):
         return None
     value = _number(amount.digits, amount.currency) * _MULTIPLIERS.get(amount.multiplier, 1)
     period = _period(text, amount.start, amount.end) or ("hour" if value < 500 else "year")

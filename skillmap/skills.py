@@ -17,7 +17,7 @@ from .taxonomy import DEFAULT_PATH, Taxonomy, load_taxonomy
 # Exact forms that are also everyday words or letters: they count only in a list or after a
 # preposition ("C/C++", "Python, Go", "fluent in Go"), never as "Go beyond" or "Section C".
 AMBIGUOUS = frozenset({"Go", "R", "C", "D", "Ray", "Rust", "Volcano", "Weka", "Make", "Chisel",
-                       "Spark", "Swift", "Julia", "Helm", "Ceph"})
+                       "Spark", "Swift", "Julia", "Helm", "Ceph", "Shell"})
 # Exact forms that name a skill only beside words of its field, anywhere in the same line or
 # sentence: gem5's "Ruby" memory system (alone, Ruby is the language), Mesa the city.
 CONTEXT = {
@@ -31,6 +31,12 @@ CONTEXT = {
     "Borg": re.compile(r"cluster|Kubernetes|scheduler|Mesos|YARN|orchestrat", re.I),
     "Nomad": re.compile(r"cluster|Kubernetes|scheduler|Mesos|YARN|orchestrat|HashiCorp", re.I),
 }
+_HARDWARE_FLOW = re.compile(r"\bRTL\b|\bCDC\b|\bRDC\b|Verilog|VHDL|SpyGlass|synthes|\bSTA\b|timing|netlist"
+                            r"|\bUVM\b|\bSVA\b|assertion|testbench|verification|silicon|FPGA|ASIC|\bDFT\b", re.I)
+for _form in ("lint", "Lint", "synthesis", "Synthesis", "formal", "Formal", "emulation", "Emulation"):
+    CONTEXT[_form] = _HARDWARE_FLOW
+# Words before an alias that make it mean something else: "cutting-edge AI" is not edge AI.
+NOT_AFTER = {"edge_ai": frozenset({"cutting", "leading", "bleeding"})}
 _COORDINATORS = frozenset({",", "/", "and", "or", "&"})
 _LIST_NEIGHBOURS = frozenset({",", "/", "(", ")", "and", "or", "&", ":", ";", "in", "with", "using",
                               "of", "+", "-", "like", "e.g.", "including", "as"})
@@ -124,7 +130,11 @@ class SkillMatcher:
     def __call__(self, doc: Doc) -> Doc:
         spans = []
         for match_id, start, end in self.lower(doc):
-            spans.append(Span(doc, start, end, label=match_id))
+            span = Span(doc, start, end, label=match_id)
+            banned = NOT_AFTER.get(span.label_)
+            if banned and any(doc[i].lower_ in banned for i in range(max(0, start - 2), start)):
+                continue
+            spans.append(span)
         for match_id, start, end in self.exact(doc):
             form = doc[start:end].text
             if form in AMBIGUOUS and not self._in_list_context(doc, start, end):

@@ -14,7 +14,7 @@ _NUM = r"(?:\d{1,2}(?:\.\d)?|" + "|".join(_WORDS) + r")"
 # "5+ years", "3-5 yrs", "3 to 5 years", "three (3) years", "minimum of 7 years"
 _YEARS = re.compile(
     rf"(?<![\w.$])(?P<low>{_NUM})(?:\s*\(\s*\d{{1,2}}\s*\))?\s*(?P<plus>\+|plus)?"
-    rf"(?:\s*(?:-|–|—|to)\s*(?P<high>{_NUM})\s*\+?)?"
+    rf"(?:\s*(?:-|–|—|to)\s*(?P<high>{_NUM})\s*\+?)?(?:\s*or (?:more|above|greater))?"
     r"\s*(?:\+\s*)?(?:full[\s-]time\s+|professional\s+|industry\s+|relevant\s+)?"
     r"(?P<unit>years?|yrs?\.?)(?![\w-])",
     re.I,
