@@ -49,7 +49,7 @@ def create_app(config=None) -> Flask:
     from accounts import register as register_accounts
     from assessments import register as register_assessments
     from jobdata import register as register_jobs
-    from web import csrf, errors, pages
+    from web import csrf, errors, highlight, pages
 
     errors.register(app)
     from web import inputs  # before any blueprint: it replaces the `int` URL converter
@@ -59,4 +59,5 @@ def create_app(config=None) -> Flask:
     register_jobs(app, api)
     register_assessments(app, api)
     pages.register(app)
+    highlight.init_app(app)
     return app
