@@ -54,11 +54,13 @@ static/vendor/editor.js: package.json package-lock.json $(wildcard static/src/*.
 	rm -f static/vendor/editor.meta.json
 	touch $@
 
-# The track classifier, trained once from the labelled corpus, so no parse trains or imports
-# scikit-learn (the file is rebuilt, or retrained at run time, when the corpus changes).
+# The track classifier trained once from the labelled corpus, and the taxonomy's forms
+# tokenized once, so no parse trains, imports scikit-learn or tokenizes 7,000 forms (both files
+# are checked when loaded and made again at run time when stale).
 TRACK_MODEL := skillmap/data/track_model.npz
-$(TRACK_MODEL): $(VENV)/.installed $(wildcard jobdata/data/corpus/*.jsonl) skillmap/classify.py skillmap/track_model.py
-	$(BIN)/python -m skillmap.track_model
+$(TRACK_MODEL): $(VENV)/.installed $(wildcard jobdata/data/corpus/*.jsonl) skillmap/data/taxonomy.toml \
+		skillmap/classify.py skillmap/track_model.py skillmap/skills.py skillmap/extract.py
+	$(BIN)/python -m skillmap.prepare
 
 db: $(VENV)/.installed $(TRACK_MODEL)
 	$(BIN)/flask db upgrade
@@ -80,4 +82,4 @@ bench: $(VENV)/.installed-dev $(TRACK_MODEL)
 	$(BIN)/python bench/queue.py
 
 clean:
-	rm -rf $(VENV) instance .pytest_cache $(TRACK_MODEL)
+	rm -rf $(VENV) instance .pytest_cache $(TRACK_MODEL) skillmap/data/pattern_tokens.json

@@ -1,5 +1,6 @@
 """KernelPath: the application factory."""
 import os
+import threading
 
 from flask import Flask
 
@@ -60,4 +61,8 @@ def create_app(config=None) -> Flask:
     register_assessments(app, api)
     pages.register(app)
     highlight.init_app(app)
+    if app.config["PARSER_WARM_UP"] and not app.testing:
+        from skillmap.parse import warm_up
+
+        threading.Thread(target=warm_up, name="parser-warm-up", daemon=True).start()
     return app

@@ -7,6 +7,9 @@ DEFAULTS = {
     "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
     "MAX_CONTENT_LENGTH": 1024 * 1024,
     "JOB_TEXT_MAX_BYTES": 200 * 1024,
+    # Build the parser (spaCy pipeline, taxonomy matcher, track model) in a background thread
+    # when the app starts, so the first parse a user asks for does not pay for it.
+    "PARSER_WARM_UP": True,
     # What the API takes (web/inputs.py): JSON bodies nested deeper are refused with 400;
     # integers in paths, queries and bodies past +-API_MAX_INTEGER with 404/422 (the ids are
     # PostgreSQL INTEGER columns, 32-bit).

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .sections import PREFERRED, SegmentIndex, effective_section
 
@@ -26,6 +27,14 @@ STUDENT = re.compile(r"pursuing|currently enrolled|enrolled in|candidate for|wor
                       r"|expected (?:graduation|to graduate)|graduating|rising (?:senior|junior)"
                       r"|current(?:ly)? (?:an? )?(?:undergraduate|graduate|bachelor|master|phd|student)"
                       r"|\bstudents?\b|\binternships?\b|\bco-?op\b", re.I)
+
+
+@lru_cache(maxsize=64)
+def is_student_context(segment_text: str) -> bool:
+    """Whether a line speaks of students (an internship's "pursuing a BS"), once per line."""
+    return STUDENT.search(segment_text) is not None
+
+
 _ANY = re.compile("|".join(f"(?P<{level}>{p.pattern})" for level, p in _PATTERNS.items()))
 
 
@@ -47,7 +56,7 @@ def degree_mentions(index: SegmentIndex, text: str) -> list[tuple[str, str, int]
     found = []
     for level, m in degree_matches(text):
         seg = index.at(m.start())
-        if seg is None or STUDENT.search(seg.text):
+        if seg is None or is_student_context(seg.text):
             continue
         found.append((level, effective_section(seg, m.start() - seg.start), m.start()))
     return found

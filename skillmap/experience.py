@@ -9,8 +9,9 @@ the years it requires ("5+ years, including 2+ with CUDA" asks for 5, not 2).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
-from .degree import RANK, STUDENT, degree_matches
+from .degree import RANK, degree_matches, is_student_context
 from .sections import DESCRIPTIVE, PREFERRED, REQUIRED, SegmentIndex, effective_section
 from .years import year_mentions
 
@@ -29,7 +30,22 @@ def _dominated(path: dict, paths: list[dict]) -> bool:
                for other in paths)
 
 
-def _chunks(text: str, offset: int, years_at: list[int], degrees_at: list[int]) -> list[tuple[int, int]]:
+class _Positions:
+    """Sorted offsets of mentions, for counting those inside a range in O(log n)."""
+
+    def __init__(self, mentions: list[tuple]):
+        ordered = sorted(mentions, key=lambda m: m[-1])
+        self.at = [m[-1] for m in ordered]
+        self.items = ordered
+
+    def within(self, lo: int, hi: int) -> list[tuple]:
+        return self.items[bisect_left(self.at, lo):bisect_left(self.at, hi)]
+
+    def any_within(self, lo: int, hi: int) -> bool:
+        return bisect_left(self.at, lo) < bisect_left(self.at, hi)
+
+
+def _chunks(text: str, offset: int, years: _Positions, degrees: _Positions) -> list[tuple[int, int]]:
     """Split text (starting at `offset` in the posting) where an alternative begins after a
     stretch that already states years ("..., or MS"; "8+ years with a BS, 6+ with an MS")."""
     out, start = [], 0
@@ -37,8 +53,7 @@ def _chunks(text: str, offset: int, years_at: list[int], degrees_at: list[int]) 
         if m.start() <= start:
             continue
         lo, hi = offset + start, offset + m.start()
-        has_years = any(lo <= at < hi for at in years_at)
-        if has_years and (m.group("alt") or any(lo <= at < hi for at in degrees_at)):
+        if years.any_within(lo, hi) and (m.group("alt") or degrees.any_within(lo, hi)):
             out.append((lo, hi))
             start = m.end()
     out.append((offset + start, offset + len(text)))
@@ -51,7 +66,7 @@ def experience(index: SegmentIndex, text: str) -> dict:
     degrees = []
     for level, m in degree_matches(text):
         seg = index.at(m.start())
-        if seg is None or STUDENT.search(seg.text):
+        if seg is None or is_student_context(seg.text):
             continue
         section = effective_section(seg, m.start() - seg.start)
         if section != PREFERRED:
@@ -61,18 +76,18 @@ def experience(index: SegmentIndex, text: str) -> dict:
     years = _strongest(years)
     degrees = _strongest(degrees)
 
-    paths: list[dict] = []
-    years_at = [(y, at) for y, _, at in years]
-    positions = [at for _, at in years_at], [at for _, _, at in degrees]
+    found: set[tuple] = set()
+    year_positions, degree_positions = _Positions(years), _Positions(degrees)
     holding = sorted({index.at(at) for _, _, at in years + degrees} - {None}, key=lambda s: s.start)
     for seg in holding:
-        chunks = _chunks(seg.text, seg.start, *positions)
+        chunks = _chunks(seg.text, seg.start, year_positions, degree_positions)
         for a, b in chunks:
-            ds = [lvl for lvl, _, at in degrees if a <= at < b]
-            ys = [y for y, at in years_at if a <= at < b]
+            ds = [level for level, _, _ in degree_positions.within(a, b)]
+            ys = [y for y, _, _ in year_positions.within(a, b)]
             # A degree alone is a path of its own when it is one of several alternatives ("..., or PhD").
             if ds and (ys or len(chunks) > 1):
-                paths.append({"degree": min(ds, key=RANK.get), "min_years": max(ys, default=None)})
+                found.add((min(ds, key=RANK.get), max(ys, default=None)))
+    paths = [{"degree": d, "min_years": y} for d, y in found]
     if not paths and (years or degrees):
         paths = [{"degree": min((d for d, _, _ in degrees), key=RANK.get, default=None),
                   "min_years": max((y for y, _, _ in years), default=None)}]

@@ -4,10 +4,10 @@ Built on `spacy.blank("en")`: no model download, so it installs anywhere.
 """
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
-import spacy
-from spacy.util import compile_infix_regex, compile_suffix_regex
+from spacy.lang.en import English
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -68,15 +68,23 @@ def prepare(nlp: Language, text: str) -> Doc:
     return doc
 
 
+class _PostingDefaults(English.Defaults):
+    # Also split after `C++` ("C++/CUDA", "C++-based") and a sentence-final period after a
+    # capital ("in SystemC.", "in C.").
+    infixes = list(English.Defaults.infixes) + [r"(?<=\+\+)[/,\-]"]
+    suffixes = list(English.Defaults.suffixes) + [r"(?<=[A-Z+#])\."]
+
+
+class PostingEnglish(English):
+    """Blank English with the tokenizer rules above, built in one go (setting the rules on a
+    built tokenizer would load its special cases twice)."""
+
+    Defaults = _PostingDefaults
+
+
 def blank_english() -> Language:
-    """`spacy.blank("en")` whose tokenizer also splits after `C++` ("C++/CUDA", "C++-based") and
-    a sentence-final period after a capital ("in SystemC.", "in C.")."""
-    nlp = spacy.blank("en")
-    infixes = list(nlp.Defaults.infixes) + [r"(?<=\+\+)[/,\-]"]
-    suffixes = list(nlp.Defaults.suffixes) + [r"(?<=[A-Z+#])\."]
-    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
-    nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
-    return nlp
+    """A blank English pipeline (no model download) with the posting tokenizer rules."""
+    return PostingEnglish()
 
 
 # Same-length replacements, so character offsets into the original text stay valid: hyphens,
@@ -85,8 +93,22 @@ _LOOKALIKE_CHARS = ("\u2010", "\u2011", "\u00a0", "\u202f", "\ufeff", "\u200b", 
 _LOOKALIKES = str.maketrans({c: "-" if c in "\u2010\u2011" else " " for c in _LOOKALIKE_CHARS})
 
 
-@lru_cache(maxsize=2)
 def build_pipeline(taxonomy_path: str | None = None) -> Language:
+    """The pipeline for a taxonomy (the shipped one by default), built once per process."""
+    return _pipeline(str(taxonomy_path) if taxonomy_path else None)
+
+
+_BUILD_LOCK = threading.Lock()
+
+
+def _pipeline(taxonomy_path: str | None) -> Language:
+    # One build at a time: a warm-up thread and a first request must not both build it.
+    with _BUILD_LOCK:
+        return _build(taxonomy_path)
+
+
+@lru_cache(maxsize=2)
+def _build(taxonomy_path: str | None) -> Language:
     nlp = blank_english()
     nlp.add_pipe("kp_sections")
     nlp.add_pipe("kp_skills", config={"taxonomy_path": taxonomy_path})

@@ -32,6 +32,11 @@ def is_blank(text: str) -> bool:
     return not text.strip(_BLANK)
 
 
+def warm_up() -> None:
+    """Build the pipeline and load the track model now rather than on the first parse."""
+    parse_job("GPU engineer\nCUDA")
+
+
 def _check(text) -> str:
     if not isinstance(text, str) or is_blank(text):
         raise ParseError("text is empty")
@@ -78,4 +83,4 @@ def _result(doc, text: str, title: str | None) -> dict:
     }
 
 
-__all__ = ["ParseError", "PARSER_VERSION", "TRACKS", "guess_title", "is_blank", "parse_job", "parse_jobs"]
+__all__ = ["ParseError", "PARSER_VERSION", "TRACKS", "guess_title", "is_blank", "parse_job", "parse_jobs", "warm_up"]

@@ -9,8 +9,9 @@ name skills without asking for them.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Section kinds: a qualification heading, a "nice to have" heading, a heading that describes the
 # company, the work or the offer, and no heading at all (or one that says nothing about need).
@@ -139,25 +140,50 @@ class SegmentIndex:
         return None
 
 
+@lru_cache(maxsize=64)
+def _breaks(text: str) -> tuple[list[int], list[int]]:
+    """Starts and ends of the clause breaks in a segment, found once per segment (a long
+    line is asked about once per mention)."""
+    found = [(m.start(), m.end()) for m in _CLAUSE_BREAK.finditer(text)]
+    return [a for a, _ in found], [b for _, b in found]
+
+
 def clause_bounds(text: str, offset: int) -> tuple[int, int]:
     """The clause of `text` around `offset`: between sentence or semicolon breaks."""
-    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, offset)), default=0)
-    end = next((m.start() for m in _CLAUSE_BREAK.finditer(text, offset)), len(text))
+    starts, ends = _breaks(text)
+    i = bisect_right(ends, offset)  # breaks that end at or before offset
+    start = ends[i - 1] if i else 0
+    j = bisect_left(starts, offset)  # first break starting at or after offset
+    end = starts[j] if j < len(starts) else len(text)
     return start, end
+
+
+@lru_cache(maxsize=64)
+def _cues(text: str) -> tuple[list[int], list[int], list[str]]:
+    """Starts, ends and kinds of the need cues in a segment, found once per segment."""
+    found = [(m.start(), m.end(), "preferred" if m.group("preferred") else "required")
+             for m in _CUE.finditer(text)]
+    return [a for a, _, _ in found], [b for _, b, _ in found], [k for _, _, k in found]
+
+
+@lru_cache(maxsize=64)
+def _asks(text: str) -> list[int]:
+    """Starts of the phrases that address the candidate, found once per segment."""
+    return [m.start() for m in _ASKS.finditer(text)]
 
 
 def clause_cue(text: str, offset: int, length: int = 0) -> str | None:
     """"required" or "preferred" when the clause says so about the words at `offset`: the first
     cue after them wins, else the last cue before them."""
     start, end = clause_bounds(text, offset)
-    before = None
-    for m in _CUE.finditer(text, start, end):
-        kind = "preferred" if m.group("preferred") else "required"
-        if m.start() >= offset + length:
-            return kind
-        if m.end() <= offset:
-            before = kind
-    return before
+    starts, ends, kinds = _cues(text)
+    after = bisect_left(starts, offset + length)
+    if after < len(starts) and starts[after] < end:
+        return kinds[after]
+    before = bisect_right(ends, offset) - 1
+    if before >= 0 and starts[before] >= start:
+        return kinds[before]
+    return None
 
 
 def need_at(segment: Segment, offset: int, length: int = 0) -> str:
@@ -172,7 +198,9 @@ def need_at(segment: Segment, offset: int, length: int = 0) -> str:
     if segment.section == OTHER:
         # Outside any heading: a list item, or a sentence addressed to the candidate, asks for it.
         start, end = clause_bounds(segment.text, offset)
-        if segment.bullet or _ASKS.search(segment.text, start, end):
+        asks = _asks(segment.text)
+        i = bisect_left(asks, start)
+        if segment.bullet or (i < len(asks) and asks[i] < end):
             return "required"
     return "mentioned"
 

@@ -5,8 +5,14 @@ exact tokens for acronyms that collide with words (`HIP`, `IB`, `Go`, `C`).
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+import tempfile
+from pathlib import Path
 
+import spacy
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
@@ -63,22 +69,66 @@ def _variants(form: str) -> set[str]:
     return out
 
 
+# The taxonomy's forms, tokenized once and saved (by `make`, or on first use): tokenizing some
+# 7,000 forms is most of the cost of building the pipeline, which every command-line parse pays.
+TOKENS_PATH = Path(__file__).parent / "data" / "pattern_tokens.json"
+# Bump when `extract.blank_english` changes how text is tokenized.
+TOKENIZER_VERSION = "1"
+
+
+def _forms_digest(forms: list[str]) -> str:
+    h = hashlib.sha256(f"{TOKENIZER_VERSION}|{spacy.__version__}".encode())
+    for form in forms:
+        h.update(form.encode() + b"\0")
+    return h.hexdigest()
+
+
+def tokenized_forms(nlp: Language, forms: list[str], path: Path = TOKENS_PATH) -> dict[str, list[str]]:
+    """form -> its tokens under `nlp`'s tokenizer, from the saved file when it matches these forms."""
+    digest = _forms_digest(forms)
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("digest") == digest:
+            return saved["tokens"]
+    except (OSError, ValueError, AttributeError):
+        pass
+    tokens = {form: [t.text for t in nlp.make_doc(form)] for form in forms}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pattern_tokens.", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"digest": digest, "tokens": tokens}, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only install tokenizes once per process instead
+    return tokens
+
+
 class SkillMatcher:
     """Marks skill mentions as `doc.spans["skills"]`, labelled with the skill id."""
 
-    def __init__(self, nlp: Language, taxonomy: Taxonomy):
+    def __init__(self, nlp: Language, taxonomy: Taxonomy, tokens_path: Path = TOKENS_PATH):
         self.taxonomy = taxonomy
         self.lower = PhraseMatcher(nlp.vocab, attr="LOWER")
         self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
         self.lowered_forms: dict[str, str] = {}
+        patterns = []
         for skill in taxonomy.skills.values():
-            loose = {v for a in skill.aliases for v in _variants(a)}
-            strict = {v for e in skill.exact for v in _variants(e)}
+            loose = sorted({v for a in skill.aliases for v in _variants(a)})
+            strict = sorted({v for e in skill.exact for v in _variants(e)})
+            patterns.append((skill.id, loose, strict))
+            self.lowered_forms.update({a.lower(): skill.id for a in loose})
+        forms = sorted({f for _, loose, strict in patterns for f in loose + strict})
+        tokens = tokenized_forms(nlp, forms, tokens_path)
+
+        def doc(form: str) -> Doc:
+            return Doc(nlp.vocab, words=tokens[form])
+
+        for skill_id, loose, strict in patterns:
             if loose:
-                self.lower.add(skill.id, [nlp.make_doc(a) for a in sorted(loose)])
-                self.lowered_forms.update({a.lower(): skill.id for a in loose})
+                self.lower.add(skill_id, [doc(a) for a in loose])
             if strict:
-                self.exact.add(skill.id, [nlp.make_doc(e) for e in sorted(strict)])
+                self.exact.add(skill_id, [doc(e) for e in strict])
 
     def _in_list_context(self, doc: Doc, start: int, end: int) -> bool:
         before = doc[start - 1].lower_ if start > 0 else ""

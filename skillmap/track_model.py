@@ -15,7 +15,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from scipy.sparse import csr_matrix
 from spacy.attrs import LOWER
 from spacy.tokens import Doc
 
@@ -39,19 +38,27 @@ def token_counts(item) -> dict[int, int]:
     return doc.count_by(LOWER)
 
 
-def count_matrix(X, vocabulary: np.ndarray) -> csr_matrix:
-    """Token counts as a sparse matrix over a vocabulary of sorted token hashes."""
+def known_counts(item, vocabulary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(columns, counts) of the item's tokens that are in a vocabulary of sorted token hashes."""
+    counts = token_counts(item)
+    keys = np.fromiter(counts.keys(), dtype=np.uint64, count=len(counts))
+    found = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+    pos = np.searchsorted(vocabulary, keys)
+    pos[pos == len(vocabulary)] = 0
+    known = vocabulary[pos] == keys
+    return pos[known], found[known]
+
+
+def count_matrix(X, vocabulary: np.ndarray):
+    """Token counts as a sparse matrix over the vocabulary (for training)."""
+    from scipy.sparse import csr_matrix
+
     indptr, cols, vals = [0], [], []
     for item in X:
-        counts = token_counts(item)
-        keys = np.fromiter(counts.keys(), dtype=np.uint64, count=len(counts))
-        found = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
-        pos = np.searchsorted(vocabulary, keys)
-        pos[pos == len(vocabulary)] = 0
-        known = vocabulary[pos] == keys
-        cols.append(pos[known])
-        vals.append(found[known])
-        indptr.append(indptr[-1] + int(known.sum()))
+        col, val = known_counts(item, vocabulary)
+        cols.append(col)
+        vals.append(val)
+        indptr.append(indptr[-1] + len(col))
     return csr_matrix((np.concatenate(vals) if vals else [], np.concatenate(cols) if cols else [],
                        indptr), shape=(len(indptr) - 1, len(vocabulary)))
 
@@ -66,14 +73,15 @@ class TrackModel:
     intercept: np.ndarray
     class_index: np.ndarray  # for each of TRACKS, its column in the model's classes, or -1
 
-    def raw_proba(self, counts: csr_matrix) -> np.ndarray:
-        tf = counts.copy()
-        np.log(tf.data, out=tf.data)
-        tf.data += 1.0  # sublinear_tf
-        tf = tf.multiply(self.idf).tocsr()
-        norms = np.sqrt(np.asarray(tf.multiply(tf).sum(axis=1))).ravel()
-        norms[norms == 0] = 1.0
-        scores = np.asarray(tf @ self.coef.T) / norms[:, None] + self.intercept
+    def raw_proba(self, rows: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """Class probabilities from (columns, counts) per text: a posting has a few hundred
+        distinct tokens, so the sums run over those columns only (no sparse-matrix library)."""
+        scores = np.empty((len(rows), self.coef.shape[0]))
+        for i, (cols, counts) in enumerate(rows):
+            weights = (np.log(counts) + 1.0) * self.idf[cols]  # sublinear tf x idf
+            norm = np.sqrt(weights @ weights) or 1.0
+            scores[i] = self.coef[:, cols] @ weights / norm
+        scores += self.intercept
         if scores.shape[1] == 1:  # binary logistic regression: one score for the second class
             positive = 1.0 / (1.0 + np.exp(-scores[:, 0]))
             return np.column_stack([1.0 - positive, positive])
@@ -84,7 +92,7 @@ class TrackModel:
     def predict_proba(self, X) -> np.ndarray:
         """Rows of probabilities over TRACKS (zero for a track the model never saw)."""
         X = list(X)
-        raw = self.raw_proba(count_matrix(X, self.vocabulary))
+        raw = self.raw_proba([known_counts(item, self.vocabulary) for item in X])
         out = np.zeros((len(X), len(TRACKS)))
         for j, src in enumerate(self.class_index):
             if src >= 0:
@@ -156,14 +164,3 @@ def default_model() -> TrackModel:
         except OSError:
             pass  # a read-only install trains once per process instead
     return model
-
-
-def main() -> None:
-    """`python -m skillmap.track_model`: train on the corpus and save the model."""
-    model = train_default()
-    model.save(MODEL_PATH, corpus_digest())
-    print(f"saved {MODEL_PATH} ({len(model.vocabulary)} tokens, {len(TRACKS)} tracks)")
-
-
-if __name__ == "__main__":
-    main()

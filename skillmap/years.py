@@ -25,7 +25,8 @@ _NOT_EXPERIENCE_AFTER = re.compile(r"^\s*(?:ago|old|of age|in business|of (?:his
 _NOT_EXPERIENCE_BEFORE = re.compile(r"(?:founded|for (?:over|more than|nearly|almost)|since|"
                                     r"the (?:past|last|next)|within|every|up to|after|first|over the|"
                                     r"multi-?|contract of|term of|duration of|period of)\s*$", re.I)
-_DEG = r"(?:BS|B\.S\.?|BSc|BE|MS|M\.S\.?|MSc|PhD|Ph\.D\.?|bachelor'?s?|master'?s?|doctorate)"
+_DEG = (r"(?:BS(?:EE|CS|CE)?|B\.S\.?|B\.?Sc\.?|BE|B\.?Tech|B\.?Eng|MS(?:EE|CS|CE)?|M\.S\.?|M\.?Sc\.?"
+        r"|M\.?Tech|M\.?Eng|PhD|Ph\.D\.?|bachelor'?s?|master'?s?|doctorate)")
 # Degree alternatives whose later numbers drop the unit: "MS + 5", "6+ with an MS".
 _ALTERNATIVE = re.compile(
     rf"\b{_DEG}\s*(?:\+|plus|and|with)\s*(?P<a>{_NUM})\b(?!\s*(?:%|k\b))"
