@@ -25,7 +25,8 @@ def decode_posting(raw: bytes, name: str) -> str:
 
 
 def read_stdin(limit: int) -> str:
-    raw = click.get_binary_stream("stdin").read(limit + 1)
+    with click.open_file("-", "rb") as stdin:
+        raw = stdin.read(limit + 1)
     if len(raw) > limit:
         raise click.ClickException(f"-: standard input is over the {limit // 1024} KB limit")
     return decode_posting(raw, "-")

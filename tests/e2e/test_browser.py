@@ -27,9 +27,10 @@ def test_paste_a_posting_and_see_its_parse(server, browser):
     browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     track = WebDriverWait(browser, 20).until(
         expected_conditions.presence_of_element_located((By.ID, "primary-track")))
-    assert track.text == "hardware_design"
+    assert track.text == "GPU hardware design"
     skills = browser.find_element(By.ID, "skills").text
     assert "Verilog" in skills and "UVM" in skills
+    assert browser.find_element(By.ID, "min-years").text == "6"
     assert "170,000" in browser.page_source
 
 
@@ -44,8 +45,14 @@ def test_job_list_filters_by_track(server, browser):
     # The click starts a navigation: wait for the filtered page before reading it.
     WebDriverWait(browser, 20).until(expected_conditions.url_contains("track=architecture_modeling"))
     rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tr")[1:]
-    assert rows and all("architecture_modeling" in r.text for r in rows)
+    assert rows and all("architecture modeling" in r.text for r in rows)
     rows[0].find_element(By.TAG_NAME, "a").click()
     track = WebDriverWait(browser, 20).until(
         expected_conditions.presence_of_element_located((By.ID, "primary-track")))
-    assert track.text == "architecture_modeling"
+    assert track.text == "GPU architecture and modeling"
+    # Every mention the parse found is marked in the posting, by its need, and reachable by keyboard.
+    marks = browser.find_elements(By.CSS_SELECTOR, "#posting-text mark.skill")
+    assert marks and all(m.get_attribute("tabindex") == "0" for m in marks)
+    classes = {c for m in marks for c in m.get_attribute("class").split()}
+    assert "required" in classes
+    assert all(m.get_attribute("title") for m in marks)

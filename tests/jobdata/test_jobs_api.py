@@ -34,7 +34,32 @@ def test_parse_returns_the_contract(client):
     assert POSTING[evidence["start"]:evidence["end"]] in ("Kubernetes", "K8s")
     assert "Kubernetes" in evidence["text"]
     terraform = next(s for s in data["skills"] if s["name"].lower().startswith("terraform"))
-    assert terraform["required"] is False
+    assert terraform["required"] is False and terraform["need"] == "preferred"
+    assert by_id["kubernetes"]["need"] == "required"
+    assert [POSTING[a:b] for a, b in by_id["kubernetes"]["offsets"]] == ["Kubernetes", "K8s"]
+    assert data["experience_paths"] == [{"degree": "bachelor", "min_years": 5}]
+
+
+def test_text_with_no_gpu_content_has_no_track(client):
+    resp = client.post("/api/v1/jobs/parse", json={"text": "hello"})
+    assert resp.status_code == 200
+    data = resp.get_json()
+    assert data["primary_track"] is None and data["seniority"] is None and data["skills"] == []
+
+
+def test_a_byte_order_mark_alone_is_empty_text(client):
+    resp = client.post("/api/v1/jobs/parse", json={"text": "\ufeff \u200b"})
+    assert resp.status_code == 422
+    assert "text" in resp.get_json()["errors"]["json"]
+
+
+def test_openapi_document_describes_need_and_experience_paths(client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    schemas = spec["components"]["schemas"]
+    skill = next(s for name, s in schemas.items() if name.startswith("SkillFound"))
+    assert skill["properties"]["need"]["enum"] == ["required", "preferred", "mentioned"]
+    parse = next(s for name, s in schemas.items() if name.startswith("Parse") and "experience_paths" in s["properties"])
+    assert "min_years" in parse["properties"] and "track_confidence" in parse["properties"]
 
 
 @pytest.mark.parametrize("body, field", [
