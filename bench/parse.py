@@ -1,6 +1,6 @@
 """Parsing throughput and latency on one core, against spaCy's tokenizer alone.
 
-    python bench/parse.py [--postings 1000] [--seed 7]
+    python bench/parse.py [--postings 1000] [--seed 7] [--instructions]
 
 Builds a batch of postings of 300 to 1,500 words from the labelled corpus (sentences drawn
 at random, so every posting is different), then times, in the same run:
@@ -8,20 +8,40 @@ at random, so every posting is different), then times, in the same run:
   - the whole parse (`skillmap.parse.parse_job`): sections, skills, years, degree, salary,
     seniority and the track classifier.
 Prints postings/s, tokens/s, median and p95 latency, and the ratio of the two.
+
+With --instructions it also prints a repeatable figure: the same ratio counted in
+instructions by `valgrind --tool=callgrind` over a fixed subset, the first
+INSTR_POSTINGS postings of the batch (= `make_batch(INSTR_POSTINGS, seed)`). Each side runs
+in a child process of this script under callgrind (with PYTHONHASHSEED=0) that first warms
+up (imports, pipeline and track model built, one 800-word posting parsed or tokenized),
+then runs the measured loop inside a ctypes callback: collection is on only within
+libffi's `ffi_call` (`--collect-atstart=no --toggle-collect=ffi_call`), so start-up is not
+counted. The two children run side by side; the whole measurement takes about
+CALLGRIND_TIME on a 2-core machine, so it is not part of the default run: pass --instructions.
+Needs valgrind on PATH.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
+import json
 import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+# Run as a script, this file's folder comes first on sys.path, where bench/queue.py would hide
+# the standard library's `queue` (which urllib3, imported by spaCy, needs).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
 
 import spacy  # noqa: E402
 
@@ -72,13 +92,82 @@ def time_each(fn, texts) -> list[float]:
     return out
 
 
+INSTR_POSTINGS = 50
+# Collection is on only inside this function: the measured loop runs in a ctypes callback,
+# which libffi's ffi_call enters; nothing in spaCy, numpy or scikit-learn calls it per parse.
+TOGGLE = "ffi_call"
+
+
+def callgrind_child(mode: str, input_path: str) -> None:
+    """Under callgrind: warm up, then run `mode` over the texts inside ffi_call (counted)."""
+    data = json.loads(Path(input_path).read_text(encoding="utf-8"))
+    fn = spacy.blank("en").tokenizer if mode == "tokenizer" else parse_job
+    fn(data["warm_up"])
+    texts = data["texts"]
+    failed = []
+
+    def measured() -> None:
+        try:
+            for text in texts:
+                fn(text)
+        except BaseException as exc:  # a ctypes callback cannot raise; report it after
+            failed.append(exc)
+
+    ctypes.CFUNCTYPE(None)(measured)()
+    if failed:
+        raise failed[0]
+
+
+def callgrind_total(out_file: Path) -> int:
+    for line in out_file.read_text().splitlines():
+        if line.startswith(("totals:", "summary:")):
+            return int(line.split()[1])
+    raise RuntimeError(f"no totals in {out_file}")
+
+
+def count_instructions(texts: list[str], warm_up: str) -> tuple[dict[str, int], float]:
+    """Instructions of the tokenizer alone and of parse_job over `texts`, and the seconds taken."""
+    if not shutil.which("valgrind"):
+        raise SystemExit("--instructions needs valgrind on PATH")
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-callgrind-") as tmp:
+        input_path = Path(tmp) / "texts.json"
+        input_path.write_text(json.dumps({"warm_up": warm_up, "texts": texts}), encoding="utf-8")
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        children = {}
+        for mode in ("tokenizer", "parse"):
+            out_file = Path(tmp) / f"callgrind.{mode}.out"
+            cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
+                   "--collect-atstart=no", f"--toggle-collect={TOGGLE}",
+                   sys.executable, str(Path(__file__).resolve()),
+                   "--callgrind-child", mode, "--callgrind-input", str(input_path)]
+            children[mode] = (out_file, subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                                                         stderr=subprocess.STDOUT, text=True))
+        totals = {}
+        for mode, (out_file, proc) in children.items():
+            log = proc.communicate()[0]
+            if proc.returncode != 0:
+                raise SystemExit(f"callgrind run of {mode} failed ({proc.returncode}):\n{log}")
+            totals[mode] = callgrind_total(out_file)
+    return totals, time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--postings", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--instructions", action="store_true",
+                        help=f"also count instructions with callgrind over the first "
+                             f"{INSTR_POSTINGS} postings (slow: about CALLGRIND_TIME)")
+    parser.add_argument("--callgrind-child", choices=("tokenizer", "parse"), help=argparse.SUPPRESS)
+    parser.add_argument("--callgrind-input", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    if args.callgrind_child:
+        callgrind_child(args.callgrind_child, args.callgrind_input)
+        return
+    all_cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    if all_cores:
+        os.sched_setaffinity(0, {min(all_cores)})
 
     texts = make_batch(args.postings, args.seed)
     tokenizer = spacy.blank("en").tokenizer
@@ -107,6 +196,25 @@ def main() -> None:
     print(f"whole parse / tokenizer alone: {parse_total / tok_total:.2f}x  (target <= 2x)")
     print(f"800-word posting: parse median {statistics.median(parse800) * 1e3:.2f} ms, "
           f"tokenizer median {statistics.median(tok800) * 1e3:.2f} ms  (target < 10 ms)")
+
+    if args.instructions:
+        if all_cores:
+            os.sched_setaffinity(0, all_cores)  # the two callgrind children run side by side
+        subset = texts[:INSTR_POSTINGS] if len(texts) >= INSTR_POSTINGS \
+            else make_batch(INSTR_POSTINGS, args.seed)
+        sub_tokens = sum(len(tokenizer(t)) for t in subset)
+        totals, seconds = count_instructions(subset, post800)
+        print(f"\ninstructions (callgrind): first {len(subset)} postings of the batch, "
+              f"{sub_tokens:,} tokens, counted in {seconds:.0f} s\n")
+        header = f"{'':30}{'instr/posting':>15}{'instr/token':>13}"
+        print(header)
+        print("-" * len(header))
+        for name, mode in (("spaCy tokenizer alone (floor)", "tokenizer"),
+                           ("whole parse (parse_job)", "parse")):
+            print(f"{name:30}{totals[mode] / len(subset):15,.0f}{totals[mode] / sub_tokens:13,.0f}")
+        print()
+        print(f"whole parse / tokenizer alone, in instructions: "
+              f"{totals['parse'] / totals['tokenizer']:.3f}x")
 
 
 if __name__ == "__main__":

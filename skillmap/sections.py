@@ -34,7 +34,7 @@ _REQUIRED_HEADING = re.compile(
     r"|ideal candidate|your expertise|to succeed|you should have|education", re.I)
 _DESCRIPTIVE_HEADING = re.compile(
     r"responsibilit|what you(?:'ll| will) (?:do|work on|own|build)|you will\b|you'll\b|about (?:us|our)"
-    r"|about [A-Z]|who we are|benefit|compensation|salary|perks|why (?:join|us|work)|mission"
+    r"|about [A-Z]|who we are|benefit|compensation|salary|perks|\bwhy\b|mission|our story|culture"
     r"|equal opportunit|impact|duties|our (?:team|company|stack|culture|values)|\bpay\b|how to apply"
     r"|what we offer|we offer|day[\s-]to[\s-]day|key (?:tasks|activities)|in this role|your role"
     r"|the opportunity|location|life at|diversity|accommodation|total rewards", re.I)

@@ -251,3 +251,11 @@ def test_a_very_long_single_line_parses():
     line = ("We need CUDA, NCCL and 5+ years of Kubernetes experience; " * 4000).strip()
     result = parse("Senior GPU Engineer\n" + line)
     assert result["min_years"] == 5 and {"cuda", "nccl", "kubernetes"} <= set(needs(result))
+
+
+def test_a_why_us_section_after_the_qualifications_asks_for_nothing():
+    found = needs(parse("GPU Verification Engineer\nBasic qualifications\n- SystemVerilog\n"
+                        "Why Northwind\nYou will have access to large emulation capacity.\n"
+                        "Preferred qualifications\n- Experience with hardware emulation"))
+    assert found["systemverilog"] == "required"
+    assert found["hardware_emulation"] == "preferred"
