@@ -1,10 +1,12 @@
-"""parse_job: a job description in, its GPU skill profile out."""
+"""parse_job: a job description in, its GPU skill profile out.
+
+spaCy is imported on the first parse, not with this module: the web app and the commands that
+never parse start without it (the server builds the parser in a background thread).
+"""
 from __future__ import annotations
 
-from .extract import read, read_many, skill_mentions
 from .seniority import seniority
 from .taxonomy import DEFAULT_PATH, TRACKS, load_taxonomy
-from .track_model import default_model
 from .tracks import TEXT_WEIGHT, blend, has_gpu_content, rounded_scores, taxonomy_scores
 
 # Bump when the parse of the same text changes, so stored jobs can be parsed again.
@@ -46,11 +48,15 @@ def _check(text) -> str:
 def parse_job(text: str, title: str | None = None) -> dict:
     """The posting's primary track, per-track scores, skills with evidence and need, experience
     paths, years, degree, salary and seniority."""
+    from .extract import read
+
     return _result(read(_check(text)), text, title)
 
 
 def parse_jobs(texts, titles=None, batch_size: int = 32):
     """parse_job over many texts through `nlp.pipe`, yielding results in order."""
+    from .extract import read_many
+
     texts = [_check(t) for t in texts]
     titles = list(titles) if titles is not None else [None] * len(texts)
     for doc, text, title in zip(read_many(texts, batch_size=batch_size), texts, titles):
@@ -58,6 +64,9 @@ def parse_jobs(texts, titles=None, batch_size: int = 32):
 
 
 def _result(doc, text: str, title: str | None) -> dict:
+    from .extract import skill_mentions
+    from .track_model import default_model
+
     skills = skill_mentions(doc)
     heading = title or guess_title(doc.user_data["text"]) or ""
     # The title usually opens the text; only a separately given one needs its own tokens.

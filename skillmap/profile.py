@@ -5,11 +5,12 @@ these claims apart from skills proven by graded work.
 """
 from __future__ import annotations
 
-from .extract import read, skill_mentions
 
 
 def parse_profile(text: str) -> dict:
     """Skills named in the text (each with the sentence that names it), years and degree."""
+    from .extract import read, skill_mentions  # spaCy on first use
+
     doc = read(text)
     skills = [{"id": s["id"], "name": s["name"], "category": s["category"],
                "evidence": s["evidence"][0]["text"] if s["evidence"] else None}
