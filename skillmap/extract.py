@@ -14,7 +14,7 @@ from spacy.tokens import Doc
 from . import skills as _skills  # noqa: F401  (registers the kp_skills factory)
 from .experience import experience
 from .salary import posted_salary
-from .sections import NEED_RANK, SegmentIndex, effective_section, need_at, segments
+from .sections import NEED_RANK, SegmentIndex, clause_cue, effective_section, need_at, segments
 from .taxonomy import DEFAULT_PATH, load_taxonomy
 
 MAX_EVIDENCE = 5
@@ -129,8 +129,12 @@ def skill_mentions(doc: Doc, taxonomy_path: str | None = None) -> list[dict]:
         skill = tax.get(span.label_)
         seg = index.at(start)
         local = start - seg.start if seg else 0
-        need = need_at(seg, local, end - start) if seg else "mentioned"
-        section = effective_section(seg, local, end - start) if seg else "other"
+        if seg is not None:
+            cue = clause_cue(seg.text, local, end - start)
+            need = need_at(seg, local, end - start, cue)
+            section = effective_section(seg, local, end - start, cue)
+        else:
+            need, section = "mentioned", "other"
         entry = found.get(skill.id)
         if entry is None:
             entry = found[skill.id] = {

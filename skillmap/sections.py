@@ -186,9 +186,11 @@ def clause_cue(text: str, offset: int, length: int = 0) -> str | None:
     return None
 
 
-def need_at(segment: Segment, offset: int, length: int = 0) -> str:
-    """What a mention at `offset` (relative to the segment) asks: required, preferred or mentioned."""
-    cue = clause_cue(segment.text, offset, length)
+def need_at(segment: Segment, offset: int, length: int = 0, cue: str | None = None) -> str:
+    """What a mention at `offset` (relative to the segment) asks: required, preferred or mentioned.
+    `cue` is `clause_cue` for the mention when the caller has it already."""
+    if cue is None:
+        cue = clause_cue(segment.text, offset, length)
     if cue is not None:
         return cue
     if segment.section == REQUIRED:
@@ -205,8 +207,9 @@ def need_at(segment: Segment, offset: int, length: int = 0) -> str:
     return "mentioned"
 
 
-def effective_section(segment: Segment, offset: int = 0, length: int = 0) -> str:
+def effective_section(segment: Segment, offset: int = 0, length: int = 0, cue: str | None = None) -> str:
     """The section a mention at `offset` (relative to the segment) stands in, turned to PREFERRED
     or REQUIRED when its clause says so ("Bachelor's required, Master's preferred")."""
-    cue = clause_cue(segment.text, offset, length)
+    if cue is None:
+        cue = clause_cue(segment.text, offset, length)
     return {"preferred": PREFERRED, "required": REQUIRED}.get(cue, segment.section)

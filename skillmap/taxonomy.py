@@ -27,8 +27,13 @@ class Skill:
     weights: dict = field(hash=False)
     requires: tuple[str, ...] = ()
 
+    @property
+    def weight_tuple(self) -> tuple[float, ...]:
+        """The track weights in TRACKS order."""
+        return tuple(float(self.weights.get(t, 0.0)) for t in TRACKS)
+
     def weight_vector(self) -> np.ndarray:
-        return np.array([float(self.weights.get(t, 0.0)) for t in TRACKS])
+        return np.array(self.weight_tuple)
 
     @property
     def primary_track(self) -> str:

@@ -2,6 +2,8 @@
 skills it names. A text that names no GPU-engineering skill gets no track."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .taxonomy import TRACKS
@@ -18,11 +20,12 @@ GENERAL_CATEGORIES = frozenset({"language", "fundamentals"})
 
 def taxonomy_scores(skills: list[dict], taxonomy) -> np.ndarray:
     """Track distribution implied by the skills found."""
-    total = np.zeros(len(TRACKS))
-    for entry in skills:
-        need = entry.get("need") or ("required" if entry["required"] else "preferred")
-        weight = NEED_WEIGHT[need] * (1 + np.log(entry.get("mentions", 1)))
-        total += weight * taxonomy.get(entry["id"]).weight_vector()
+    if not skills:
+        return np.full(len(TRACKS), 1 / len(TRACKS))
+    weights = np.array([NEED_WEIGHT[entry.get("need") or ("required" if entry["required"] else "preferred")]
+                        * (1 + math.log(entry.get("mentions", 1))) for entry in skills])
+    vectors = np.array([taxonomy.get(entry["id"]).weight_tuple for entry in skills])
+    total = weights @ vectors
     s = total.sum()
     return total / s if s > 0 else np.full(len(TRACKS), 1 / len(TRACKS))
 
