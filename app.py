@@ -5,7 +5,7 @@ import threading
 from flask import Flask
 
 import settings
-from extensions import api, db, limiter, login_manager, migrate
+from extensions import MigrationCommands, api, db, limiter, login_manager
 
 
 def _sqlite_for_concurrent_use(engine) -> None:
@@ -42,7 +42,7 @@ def create_app(config=None) -> Flask:
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
         with app.app_context():
             _sqlite_for_concurrent_use(db.engine)
-    migrate.init_app(app, db, directory=os.path.join(app.root_path, "migrations"))
+    app.cli.add_command(MigrationCommands(app))
     login_manager.init_app(app)
     api.init_app(app)
     limiter.init_app(app)

@@ -61,9 +61,8 @@ def database_url(new_database):
 
 @pytest.fixture(scope="session")
 def app(database_url, tmp_path_factory):
-    from flask_migrate import upgrade
-
     from app import create_app
+    from extensions import upgrade_database
 
     # Tests share one app: per-user submission limits are lifted here and tested on an app of
     # their own (user ids repeat between tests once tables are emptied).
@@ -71,7 +70,7 @@ def app(database_url, tmp_path_factory):
                       "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
                       "SUBMISSION_RATE_LIMIT": "10000/minute"})
     with app.app_context():
-        upgrade()
+        upgrade_database()
     return app
 
 

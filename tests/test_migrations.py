@@ -18,8 +18,9 @@ def test_migrations_match_the_models(app):
 
 
 def test_downgrade_and_upgrade_again(app, db_session):
-    from extensions import db
+    from extensions import db, init_migrations
 
+    init_migrations(app)
     with app.app_context():
         downgrade(revision="base")
         assert "jobs" not in inspect(db.engine).get_table_names()

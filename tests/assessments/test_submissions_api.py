@@ -108,16 +108,15 @@ def test_an_accepted_solution_can_be_made_public_for_learners(client, make_user)
 
 
 def test_submissions_are_rate_limited_per_user(new_database):
-    from flask_migrate import upgrade
-
     from app import create_app
+    from extensions import upgrade_database
     from tests.conftest import ApiUser
 
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": new_database(),
                       "SECRET_KEY": "t", "SUBMISSION_RATE_LIMIT": "3/minute",
                       "GRADING_WORKERS": 1})
     with app.app_context():
-        upgrade()
+        upgrade_database()
     client = app.test_client()
     user = ApiUser(client, "busy@example.com", "candidate")
     body = {"task": "vector_add", "source": "def solve(a, b, c, n):\n    c[...] = a + b\n"}

@@ -81,16 +81,15 @@ class Recruiter:
 
 @pytest.fixture(scope="module")
 def fuzz_app(new_database):
-    from flask_migrate import upgrade
-
     from app import create_app
+    from extensions import upgrade_database
 
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": new_database(),
                       "SECRET_KEY": "fuzz",
                       # per-user limits would answer a fuzzer's hundreds of calls with 429
                       "SUBMISSION_RATE_LIMIT": "100000/minute"})
     with app.app_context():
-        upgrade()
+        upgrade_database()
     yield app
     # The fuzzer's valid submissions are real work for the local graders: drop what is queued.
     app.extensions["grading_queue"].stop(timeout=120, drain=False)
