@@ -80,6 +80,7 @@ bench: $(VENV)/.installed-dev $(TRACK_MODEL)
 	$(BIN)/python bench/parse.py
 	$(BIN)/python bench/judge.py
 	$(BIN)/python bench/queue.py
+	$(BIN)/python bench/match.py
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache $(TRACK_MODEL) skillmap/data/pattern_tokens.json
