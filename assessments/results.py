@@ -114,10 +114,16 @@ def _may_read_profile(reader: User, candidate_id: int) -> bool:
         return True
     if not (reader.has_role(Role.RECRUITER) and reader.organisation_id):
         return False
+    from jobdata.models import Job, JobApplication
+
     from .models import Assessment
-    return db.session.scalar(select(AssessmentInvitation.id).join(Assessment).where(
+    invited = db.session.scalar(select(AssessmentInvitation.id).join(Assessment).where(
         AssessmentInvitation.candidate_id == candidate_id,
         Assessment.organisation_id == reader.organisation_id).limit(1)) is not None
+    # Applying to a job shares the profile with the job's organisation.
+    return invited or db.session.scalar(select(JobApplication.id).join(Job).where(
+        JobApplication.candidate_id == candidate_id,
+        Job.organisation_id == reader.organisation_id).limit(1)) is not None
 
 
 def candidate_profile(reader: User, candidate_id: int) -> dict:
@@ -125,18 +131,7 @@ def candidate_profile(reader: User, candidate_id: int) -> dict:
     candidate = db.session.get(User, candidate_id)
     if candidate is None or not _may_read_profile(reader, candidate_id):
         raise AssessmentError("no such candidate", status=404, field="candidate_id")
-    accepted = list(db.session.scalars(select(Submission).where(
-        Submission.user_id == candidate_id, Submission.kind == _GRADED, Submission.status == _DONE,
-        Submission.verdict == "accepted").order_by(Submission.id)))
-    copied = _copied_from_reference(accepted)
-    evidence = []
-    for sub in accepted:
-        task = gpu_tasks.TASKS.get(sub.task)
-        if task is None or sub.id in copied:
-            continue
-        evidence.append(Evidence(sub.id, sub.task, task.difficulty, float(sub.score or 0),
-                                 tuple(task.skills), sub.finished_at or sub.created_at,
-                                 sub.assessment_id))
+    evidence, copied = evidence_of([candidate_id]).get(candidate_id, ([], set()))
     tax = load_taxonomy()
     verified = verified_skills(evidence)
     for item in verified:
@@ -157,6 +152,30 @@ def candidate_profile(reader: User, candidate_id: int) -> dict:
         },
         "not_counted": sorted(copied),
     }
+
+
+def evidence_of(candidate_ids) -> dict[int, tuple[list[Evidence], set[int]]]:
+    """Per candidate: the evidence of their accepted, graded work, and the ids of submissions not
+    counted because they copy the reference solution. One query for all the candidates."""
+    accepted = list(db.session.scalars(select(Submission).where(
+        Submission.user_id.in_(list(candidate_ids)), Submission.kind == _GRADED,
+        Submission.status == _DONE, Submission.verdict == "accepted").order_by(Submission.id)))
+    by_user: dict[int, list[Submission]] = {}
+    for sub in accepted:
+        by_user.setdefault(sub.user_id, []).append(sub)
+    out = {}
+    for user_id, subs in by_user.items():
+        copied = _copied_from_reference(subs)
+        evidence = []
+        for sub in subs:
+            task = gpu_tasks.TASKS.get(sub.task)
+            if task is None or sub.id in copied:
+                continue
+            evidence.append(Evidence(sub.id, sub.task, task.difficulty, float(sub.score or 0),
+                                     tuple(task.skills), sub.finished_at or sub.created_at,
+                                     sub.assessment_id))
+        out[user_id] = (evidence, copied)
+    return out
 
 
 def _copied_from_reference(subs: list[Submission]) -> set[int]:

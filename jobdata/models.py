@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, String, Text
+from sqlalchemy import JSON, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from accounts.models import Organisation, utcnow
@@ -48,3 +48,18 @@ class JobSkill(db.Model):
     need: Mapped[str] = mapped_column(String(12), default="required", server_default="required")
 
     job: Mapped[Job] = relationship(back_populates="skills")
+
+
+class JobApplication(db.Model):
+    """A candidate applied to a job: their profile and verified skills are shared with the job's
+    organisation, whose recruiters may then rank them."""
+
+    __tablename__ = "job_applications"
+    __table_args__ = (UniqueConstraint("job_id", "candidate_id", name="uq_job_applications_job_candidate"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    candidate_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    job: Mapped[Job] = relationship()

@@ -16,4 +16,12 @@ def parse_profile(text: str) -> dict:
                "evidence": s["evidence"][0]["text"] if s["evidence"] else None}
               for s in skill_mentions(doc)]
     return {"skills": skills, "years": doc.user_data["min_years"],
-            "degree": doc.user_data["degree"]}
+            "degree": highest_degree(doc.user_data["text"])}
+
+
+def highest_degree(text: str) -> str | None:
+    """The highest degree a profile names (a résumé lists what one holds, unlike a posting)."""
+    from .degree import RANK, degree_matches
+
+    levels = [level for level, _ in degree_matches(text)]
+    return max(levels, key=RANK.get) if levels else None
