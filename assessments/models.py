@@ -136,3 +136,18 @@ class CandidateProfile(db.Model):
     text: Mapped[str] = mapped_column(Text)
     claimed: Mapped[dict] = mapped_column(JSON)   # the parse of the text: skills, years, degree
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class SavedRoadmap(db.Model):
+    """A learner's saved roadmap: the plan as computed then, and the steps ticked off since."""
+
+    __tablename__ = "saved_roadmaps"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    target: Mapped[str] = mapped_column(String(40))
+    level: Mapped[str] = mapped_column(String(20))
+    plan: Mapped[dict] = mapped_column(JSON)
+    done: Mapped[list] = mapped_column(JSON)  # skill ids of the steps ticked off
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

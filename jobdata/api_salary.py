@@ -1,14 +1,9 @@
 """Salary bands API: GET /api/v1/salary?track=&level=&location=&currency=."""
-from datetime import timezone
-
 from flask_smorest import Blueprint, abort
 from marshmallow import Schema, fields, validate
-from sqlalchemy import select
 
-from extensions import db
-
-from .models import Job
 from .salary import LEVELS, TRACKS, SalaryError, salary_band
+from .service import salary_postings
 
 blp = Blueprint("salary", __name__, url_prefix="/api/v1/salary",
                 description="Salary bands by track, level and location, with their sources")
@@ -50,21 +45,6 @@ class SalaryBandSchema(Schema):
     notes = fields.List(fields.String())
 
 
-def stored_postings() -> list[dict]:
-    """Stored jobs that post a salary, as the salary module reads them."""
-    rows = db.session.execute(select(Job.id, Job.title, Job.primary_track, Job.seniority, Job.parse,
-                                     Job.created_at)).all()
-    out = []
-    for job_id, title, track, seniority, parse, created_at in rows:
-        salary = (parse or {}).get("salary")
-        if salary:
-            if created_at is not None and created_at.tzinfo is None:
-                created_at = created_at.replace(tzinfo=timezone.utc)  # stored as UTC
-            out.append({"id": job_id, "title": title, "track": track, "seniority": seniority,
-                        "salary": salary, "created_at": created_at})
-    return out
-
-
 @blp.route("")
 @blp.arguments(SalaryQuerySchema, location="query")
 @blp.response(200, SalaryBandSchema)
@@ -73,6 +53,6 @@ def band(query):
     ranges of seed 001, and the ranges posted in jobs stored here in the last 12 months."""
     try:
         return salary_band(query["track"], query["level"], query.get("location"),
-                           postings=stored_postings(), currency=query["currency"])
+                           postings=salary_postings(), currency=query["currency"])
     except SalaryError as err:
         abort(422, message=err.message, field=err.field)

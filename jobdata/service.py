@@ -1,6 +1,8 @@
 """Job operations: parse, store, change, list. Each public function owns its transaction."""
 from __future__ import annotations
 
+from datetime import timezone
+
 from sqlalchemy import func, or_, select
 
 from accounts.models import Role, User
@@ -111,3 +113,18 @@ def list_jobs(track: str | None = None, skill: str | None = None, q: str | None 
         query.order_by(Job.created_at.desc(), Job.id.desc())
         .offset((page - 1) * per_page).limit(per_page)).all()
     return rows, total
+
+
+def salary_postings() -> list[dict]:
+    """Stored jobs that post a salary, as the salary module reads them."""
+    rows = db.session.execute(select(Job.id, Job.title, Job.primary_track, Job.seniority, Job.parse,
+                                     Job.created_at)).all()
+    out = []
+    for job_id, title, track, seniority, parse, created_at in rows:
+        salary = (parse or {}).get("salary")
+        if salary:
+            if created_at is not None and created_at.tzinfo is None:
+                created_at = created_at.replace(tzinfo=timezone.utc)  # stored as UTC
+            out.append({"id": job_id, "title": title, "track": track, "seniority": seniority,
+                        "salary": salary, "created_at": created_at})
+    return out

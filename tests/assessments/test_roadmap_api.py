@@ -1,0 +1,69 @@
+"""Roadmap API: to a track or a job, anonymous or with verified skills, saved and ticked off."""
+import pytest
+
+pytestmark = pytest.mark.db
+
+
+def test_a_learner_gets_a_roadmap_to_a_job_with_salary_and_practice(client, recruiter_with_job):
+    _, job_id = recruiter_with_job
+    resp = client.post("/api/v1/roadmap", json={
+        "target": job_id, "profile_text": "Two years of Python and C++.", "hours_per_week": 8,
+        "location": "Seattle, WA"})
+    assert resp.status_code == 200, resp.get_json()
+    body = resp.get_json()
+    assert body["target"]["kind"] == "job" and body["target"]["job_id"] == job_id
+    skills = [s["skill"] for s in body["steps"]]
+    assert "cuda" in skills and skills.index("cpp") < skills.index("cuda")
+    cuda = next(s for s in body["steps"] if s["skill"] == "cuda")
+    assert cuda["resources"] and cuda["practice"]
+    assert next(s for s in body["steps"] if s["skill"] == "cpp")["claimed"] is True
+    assert body["salary"]["area"] == "Seattle-Tacoma-Bellevue WA" and body["salary"]["band"]
+    assert body["total_weeks"] == -(-body["total_hours"] // 8)
+
+
+def test_a_track_target_reads_the_stored_postings(client, recruiter_with_job):
+    resp = client.post("/api/v1/roadmap", json={"target": "software_optimization", "level": "mid"})
+    assert resp.status_code == 200, resp.get_json()
+    body = resp.get_json()
+    assert body["target"]["postings"] >= 1 and "cuda" in body["gap"]["missing_required"]
+    empty = client.post("/api/v1/roadmap", json={"target": "hardware_design"})
+    assert empty.status_code == 422 and empty.get_json()["field"] == "target"
+
+
+def test_saved_roadmaps_are_private_and_steps_tick_off(client, make_user, recruiter_with_job):
+    _, job_id = recruiter_with_job
+    learner, other = make_user("learner@example.com"), make_user("other@example.com")
+    saved = client.post("/api/v1/roadmaps", headers=learner.headers, json={"target": str(job_id)})
+    assert saved.status_code == 201, saved.get_json()
+    rid = saved.get_json()["id"]
+    first = saved.get_json()["plan"]["steps"][0]["skill"]
+    ticked = client.put(f"/api/v1/roadmaps/{rid}/steps/{first}", headers=learner.headers, json={"done": True})
+    assert ticked.status_code == 200 and ticked.get_json()["done"] == [first]
+    undone = client.put(f"/api/v1/roadmaps/{rid}/steps/{first}", headers=learner.headers, json={"done": False})
+    assert undone.get_json()["done"] == []
+    assert client.get(f"/api/v1/roadmaps/{rid}", headers=other.headers).status_code == 404
+    assert client.put(f"/api/v1/roadmaps/{rid}/steps/{first}", headers=other.headers,
+                      json={"done": True}).status_code == 404
+    assert client.put(f"/api/v1/roadmaps/{rid}/steps/not_a_step", headers=learner.headers,
+                      json={"done": True}).status_code == 404
+    assert [r["id"] for r in client.get("/api/v1/roadmaps", headers=learner.headers).get_json()] == [rid]
+    assert client.delete(f"/api/v1/roadmaps/{rid}", headers=learner.headers).status_code == 204
+    assert client.get(f"/api/v1/roadmaps/{rid}", headers=learner.headers).status_code == 404
+
+
+@pytest.mark.parametrize("body, field", [
+    ({}, "target"), ({"target": "gpu_wizardry"}, "target"), ({"target": True}, "target"),
+    ({"target": "software_optimization", "level": "principal"}, "level"),
+    ({"target": "software_optimization", "hours_per_week": 0}, "hours_per_week"),
+    ({"target": "software_optimization", "hours_per_week": 500}, "hours_per_week"),
+    ({"target": "software_optimization", "profile_text": "x" * 50_001}, "profile_text"),
+])
+def test_bad_requests_name_the_field(client, body, field):
+    resp = client.post("/api/v1/roadmap", json=body)
+    assert resp.status_code == 422, resp.get_json()
+    assert field in resp.get_json()["errors"]["json"]
+
+
+def test_an_unknown_job_is_404(client):
+    resp = client.post("/api/v1/roadmap", json={"target": 999999})
+    assert resp.status_code == 404 and resp.get_json()["field"] == "target"
