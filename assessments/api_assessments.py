@@ -1,6 +1,8 @@
 """API: assessments, their invitations and results, and candidates' profiles."""
 from flask import Response, url_for
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint, abort
+from flask_smorest.fields import Upload
+from marshmallow import Schema
 
 from accounts.models import Role, utcnow
 from web.auth import api_user, login_required
@@ -136,6 +138,39 @@ def profile(candidate_id):
     """Verified skills with level and evidence, and claimed skills apart (the candidate, and
     recruiters of organisations whose invitation the candidate accepted)."""
     return results.candidate_profile(api_user(), candidate_id)
+
+
+class ResumeUploadSchema(Schema):
+    file = Upload(required=True, metadata={"description": "a PDF, a DOCX or a plain-text résumé (1 MB at most)"})
+
+
+@candidates_blp.route("/<int:candidate_id>/resume", methods=["POST"])
+@candidates_blp.arguments(ResumeUploadSchema, location="files")
+@candidates_blp.response(200, ProfileSchema)
+@candidates_blp.doc(security=BEARER)
+@login_required()
+def upload_resume(files, candidate_id):
+    """Your résumé as a file: its text becomes your profile text and the skills it names your
+    claimed skills (kept until you replace or delete it)."""
+    from .resume import ResumeError, resume_text
+
+    if api_user().id != candidate_id:
+        abort(404, message="no such candidate", field="candidate_id")
+    try:
+        text = resume_text(files["file"].read())
+    except ResumeError as err:
+        abort(422, message=err.message, field=err.field)
+    results.save_claims(api_user(), candidate_id, text)
+    return results.candidate_profile(api_user(), candidate_id)
+
+
+@candidates_blp.route("/<int:candidate_id>/profile", methods=["DELETE"])
+@candidates_blp.response(204)
+@candidates_blp.doc(security=BEARER)
+@login_required()
+def delete_profile(candidate_id):
+    """Delete your profile text and the claims read from it (verified skills stay)."""
+    results.save_claims(api_user(), candidate_id, "")
 
 
 @candidates_blp.route("/<int:candidate_id>/profile", methods=["PUT"])
