@@ -185,4 +185,4 @@ def _assessment_context(assessment_id: int | None, slug: str | None = None) -> d
 
 
 # The routes, by area; imported last because they register on `bp` above.
-from . import hiring, tasks  # noqa: E402,F401  (they register routes on bp)
+from . import hiring, learning, tasks  # noqa: E402,F401  (they register routes on bp)

@@ -1,0 +1,121 @@
+"""Pages: a learner's roadmap (résumé or profile text and a target in, the gap, a timeline of
+phases, resources, practice links and the salary band out), jobs that fit a candidate with an
+apply button, and a job's ranked candidates for its recruiters."""
+from __future__ import annotations
+
+from flask import abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+
+from jobdata.salary import LEVELS, TRACKS
+from skillmap.taxonomy import load_taxonomy
+
+from .. import matching, roadmaps
+from ..errors import AssessmentError
+from ..resume import ResumeError, resume_text
+from . import MAX_TEXT_CHARS, _unstorable, bp
+
+TRACK_NAMES = {t: load_taxonomy().tracks[t]["name"] for t in TRACKS}
+LEVEL_NAMES = {"entry": "Entry", "mid": "Mid", "senior": "Senior", "staff_principal": "Staff / principal"}
+RESUME_MAX_BYTES = 1024 * 1024
+
+
+def _roadmap_form() -> tuple[dict, str | None]:
+    """The form's fields, and the profile text (typed, or read from an uploaded résumé)."""
+    form = {k: (request.form.get(k) or "").strip() for k in ("target", "level", "location", "hours_per_week")}
+    text = request.form.get("profile_text", "")
+    upload = request.files.get("resume")
+    if upload is not None and upload.filename:
+        data = upload.read(RESUME_MAX_BYTES + 1)
+        if len(data) > RESUME_MAX_BYTES:
+            raise AssessmentError("the résumé is over 1 MB", field="resume")
+        try:
+            text = resume_text(data)
+        except ResumeError as err:
+            raise AssessmentError(err.message, field="resume") from None
+    if len(text) > MAX_TEXT_CHARS or _unstorable(text):
+        raise AssessmentError(f"the profile text is at most {MAX_TEXT_CHARS} characters of text",
+                              field="profile_text")
+    return form, text
+
+
+@bp.route("/roadmap", methods=["GET", "POST"])
+def roadmap():
+    result, error, status = None, None, 200
+    form = {"target": request.args.get("target", "software_optimization"), "level": "mid",
+            "location": "", "hours_per_week": "10"}
+    text = ""
+    if request.method == "POST":
+        try:
+            form, text = _roadmap_form()
+            try:
+                hours = float(form["hours_per_week"] or 10)
+            except ValueError:
+                raise AssessmentError("hours per week must be a number", field="hours_per_week") from None
+            if not 1 <= hours <= 80:
+                raise AssessmentError("hours per week must be between 1 and 80", field="hours_per_week")
+            if form["level"] not in LEVELS:
+                raise AssessmentError("choose a level", field="level")
+            user = current_user if current_user.is_authenticated else None
+            result = roadmaps.plan(user, {"target": form["target"], "level": form["level"],
+                                          "location": form["location"] or None, "profile_text": text,
+                                          "hours_per_week": hours})
+            if request.form.get("save") and user is not None:
+                saved = roadmaps.save(user, {"target": form["target"], "level": form["level"],
+                                             "location": form["location"] or None,
+                                             "profile_text": text, "hours_per_week": hours})
+                flash("Roadmap saved: tick steps off as you go.", "notice")
+                return redirect(url_for(".saved_roadmap", roadmap_id=saved.id), 303)
+        except AssessmentError as err:
+            error, status = err, (422 if err.status == 404 else err.status)
+    return render_template("learning/roadmap.html", result=result, form=form, text=text, error=error,
+                           tracks=TRACK_NAMES, levels=LEVEL_NAMES, done=[]), status
+
+
+@bp.route("/roadmaps/<int:roadmap_id>", methods=["GET", "POST"])
+@login_required
+def saved_roadmap(roadmap_id):
+    try:
+        saved = roadmaps.owned(current_user, roadmap_id)
+        if request.method == "POST":
+            skill = request.form.get("skill", "")
+            saved = roadmaps.tick(current_user, roadmap_id, skill, request.form.get("done") == "1")
+            return redirect(url_for(".saved_roadmap", roadmap_id=roadmap_id) + f"#step-{skill}", 303)
+    except AssessmentError:
+        abort(404)
+    return render_template("learning/roadmap.html", result=saved.plan, saved=saved, done=saved.done,
+                           form=None, text="", error=None, tracks=TRACK_NAMES, levels=LEVEL_NAMES)
+
+
+@bp.route("/jobs-for-me")
+@login_required
+def jobs_for_me():
+    try:
+        data = matching.best_jobs(current_user, current_user.id, top=20)
+    except AssessmentError:
+        abort(404)
+    return render_template("learning/jobs_for_me.html", data=data)
+
+
+@bp.route("/jobs/<int:job_id>/apply", methods=["POST"])
+@login_required
+def apply(job_id):
+    try:
+        _, new = matching.apply(current_user, job_id)
+    except AssessmentError as err:
+        if err.status == 404:
+            abort(404)
+        flash(err.message, "error")
+        return redirect(url_for("jobs_pages.detail", job_id=job_id), 303)
+    flash("Applied: the organisation can now see your profile." if new else "You had already applied.",
+          "notice")
+    return redirect(url_for("jobs_pages.detail", job_id=job_id), 303)
+
+
+@bp.route("/jobs/<int:job_id>/candidates")
+@login_required
+def ranked(job_id):
+    try:
+        data = matching.ranked_candidates(current_user, job_id, top=50)
+    except AssessmentError:
+        abort(404)
+    return render_template("learning/ranked.html", data=data, job_id=job_id)
