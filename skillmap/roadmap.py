@@ -104,10 +104,15 @@ def build_roadmap(target: list[tuple[str, str]], taxonomy: Taxonomy, *, verified
     known = {sid for sid, level in verified.items() if level >= KNOWN_LEVEL}
     wanted = {sid: need for sid, need in target if sid in taxonomy}
     missing = {sid for sid in wanted if sid not in known}
-    # Prerequisites the person has not verified come first; those they have are skipped.
+    # Prerequisites come first, except what the person has verified and what their verified or
+    # claimed skills build on (someone who claims C++ is not sent back to learn C).
+    assumed = set(known)
+    for sid in set(known) | set(claimed):
+        if sid in taxonomy:
+            assumed |= set(taxonomy.prerequisites(sid))
     needed = set(missing)
     for sid in missing:
-        needed |= {req for req in taxonomy.prerequisites(sid) if req not in known}
+        needed |= {req for req in taxonomy.prerequisites(sid) if req not in assumed}
     order = _ordered(needed, taxonomy)
     depth = _depths(taxonomy)
 

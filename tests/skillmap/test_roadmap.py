@@ -89,3 +89,11 @@ def test_the_catalog_names_real_skills_and_valid_links():
         unknown = [s for s in res.skills if s not in TAX]
         assert not unknown, (res.id, unknown)
     assert {m["phase"] for m in MILESTONES} == set(PHASES)
+
+
+def test_what_a_claim_or_a_verified_skill_builds_on_is_assumed_known():
+    base = {s["skill"] for s in plan()["steps"]}
+    below_cuda = set(TAX.prerequisites("cuda"))
+    assert below_cuda <= base  # CUTLASS builds on CUDA, which builds on these
+    with_claim = {s["skill"] for s in plan(claimed=frozenset({"cuda"}))["steps"]}
+    assert not below_cuda & with_claim and "cuda" in with_claim  # the claim itself is still to verify
