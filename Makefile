@@ -19,7 +19,8 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@
 
-# Debian packages: bubblewrap (the judge's sandbox) and g++ (the CPU backend's compiler);
+# Debian packages: bubblewrap (the judge's sandbox), g++ (the CPU backend's compiler) and Pango
+# (WeasyPrint's text layout, for the PDF exports);
 # for the tests also Chromium and its driver (browser tests of the pages).
 APT_INSTALL = \
 	if [ -n "$$missing" ]; then \
@@ -32,6 +33,7 @@ system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
+	ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0 || missing="$$missing libpango-1.0-0 libpangoft2-1.0-0"; \
 	$(APT_INSTALL)
 
 test-system-deps: system-deps

@@ -1,4 +1,5 @@
 """Matching API: apply to a job, rank a job's candidates, a candidate's best-fitting jobs."""
+from flask import Response
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
@@ -6,7 +7,7 @@ from accounts.models import Role
 from web.auth import api_user, login_required
 from web.fields import UtcDateTime
 
-from . import matching
+from . import exports, matching
 
 blp = Blueprint("matching", __name__, url_prefix="/api/v1",
                 description="Candidates ranked against jobs, with the reasons for each score")
@@ -127,3 +128,23 @@ def candidates(query, job_id):
 def fitting_jobs(query, candidate_id):
     """The jobs that fit you best, with the reasons and what would raise each score."""
     return matching.best_jobs(api_user(), candidate_id, query["top"])
+
+
+@blp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report", methods=["GET"])
+@login_required()
+@blp.response(200, RankedCandidateSchema)
+@blp.doc(security=[{"bearerAuth": []}])
+def report(job_id, candidate_id):
+    """One candidate's match report for a job (the job's recruiters, or the candidate)."""
+    result, _ = matching.match_report(api_user(), job_id, candidate_id)
+    return result
+
+
+@blp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report.pdf", methods=["GET"])
+@login_required()
+@blp.response(200, content_type="application/pdf", description="a one-page PDF of the match report")
+@blp.doc(security=[{"bearerAuth": []}])
+def report_pdf(job_id, candidate_id):
+    """The match report as a one-page PDF."""
+    result, job = matching.match_report(api_user(), job_id, candidate_id)
+    return Response(exports.to_pdf(exports.match_html(result, job)), mimetype="application/pdf")

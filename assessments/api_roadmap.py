@@ -1,5 +1,6 @@
 """Roadmap API: a plan to a target (a track at a level, or a stored job), saved plans, ticking
 steps off."""
+from flask import Response
 from flask_smorest import Blueprint, abort
 from marshmallow import Schema, ValidationError, fields, validate
 
@@ -7,7 +8,7 @@ from jobdata.salary import LEVELS, TRACKS
 from web.auth import api_user, login_required
 from web.fields import UtcDateTime
 
-from . import roadmaps
+from . import exports, roadmaps
 
 blp = Blueprint("roadmap", __name__, url_prefix="/api/v1",
                 description="Learning roadmaps: the gap to a target and an ordered plan to close it")
@@ -130,3 +131,13 @@ def step(data, roadmap_id, skill):
     if len(skill) > 80:
         abort(404, message="no such step", field="skill")
     return roadmaps.tick(api_user(), roadmap_id, skill, data["done"])
+
+
+@blp.route("/roadmaps/<int:roadmap_id>/pdf", methods=["GET"])
+@login_required()
+@blp.response(200, content_type="application/pdf", description="a one-page PDF of the roadmap")
+@blp.doc(security=[{"bearerAuth": []}])
+def pdf(roadmap_id):
+    """One of your saved roadmaps as a one-page PDF."""
+    saved = roadmaps.owned(api_user(), roadmap_id)
+    return Response(exports.to_pdf(exports.roadmap_html(saved.plan, saved.done)), mimetype="application/pdf")

@@ -132,3 +132,22 @@ def best_jobs(reader: User, candidate_id: int, top: int = 10) -> dict:
                       applied=job.id in applied)
                  for report, job in scored[:min(top, MAX_TOP)]],
     }
+
+
+def match_report(reader: User, job_id: int, candidate_id: int) -> tuple[dict, Job]:
+    """One candidate's report for one job: for the job's recruiters (a candidate of theirs) or
+    the candidate."""
+    job = db.session.get(Job, job_id)
+    if job is None:
+        raise AssessmentError("no such job", status=404, field="job_id")
+    recruiter = reader.has_role(Role.ADMIN) or (
+        reader.has_role(Role.RECRUITER) and reader.organisation_id == job.organisation_id
+        and candidate_id in organisation_candidates(job.organisation_id))
+    if not (recruiter or reader.id == candidate_id):
+        raise AssessmentError("no such candidate", status=404, field="candidate_id")
+    if db.session.get(User, candidate_id) is None:
+        raise AssessmentError("no such candidate", status=404, field="candidate_id")
+    candidate = candidates_of([candidate_id])[0]
+    report = match(candidate, MatchJob.from_parse(job.parse), load_taxonomy(), practice_map())
+    report["display_name"] = _names([candidate_id]).get(candidate_id)
+    return report, job

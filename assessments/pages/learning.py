@@ -3,13 +3,13 @@ phases, resources, practice links and the salary band out), jobs that fit a cand
 apply button, and a job's ranked candidates for its recruiters."""
 from __future__ import annotations
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import Response, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
 from jobdata.salary import LEVELS, TRACKS
 from skillmap.taxonomy import load_taxonomy
 
-from .. import matching, roadmaps
+from .. import exports, matching, roadmaps
 from ..errors import AssessmentError
 from ..resume import ResumeError, resume_text
 from . import MAX_TEXT_CHARS, _unstorable, bp
@@ -119,3 +119,48 @@ def ranked(job_id):
     except AssessmentError:
         abort(404)
     return render_template("learning/ranked.html", data=data, job_id=job_id)
+
+
+def _pdf(html: str, name: str) -> Response:
+    return Response(exports.to_pdf(html), mimetype="application/pdf",
+                    headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+
+@bp.route("/roadmaps/<int:roadmap_id>/print")
+@login_required
+def roadmap_print(roadmap_id):
+    try:
+        saved = roadmaps.owned(current_user, roadmap_id)
+    except AssessmentError:
+        abort(404)
+    return exports.roadmap_html(saved.plan, saved.done)
+
+
+@bp.route("/roadmaps/<int:roadmap_id>.pdf")
+@login_required
+def roadmap_pdf(roadmap_id):
+    try:
+        saved = roadmaps.owned(current_user, roadmap_id)
+    except AssessmentError:
+        abort(404)
+    return _pdf(exports.roadmap_html(saved.plan, saved.done), f"roadmap-{roadmap_id}.pdf")
+
+
+@bp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report")
+@login_required
+def match_print(job_id, candidate_id):
+    try:
+        report, job = matching.match_report(current_user, job_id, candidate_id)
+    except AssessmentError:
+        abort(404)
+    return exports.match_html(report, job)
+
+
+@bp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report.pdf")
+@login_required
+def match_pdf(job_id, candidate_id):
+    try:
+        report, job = matching.match_report(current_user, job_id, candidate_id)
+    except AssessmentError:
+        abort(404)
+    return _pdf(exports.match_html(report, job), f"match-{job_id}-{candidate_id}.pdf")

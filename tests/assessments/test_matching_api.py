@@ -89,3 +89,25 @@ def test_refusals(client, make_user, recruiter_with_job, path, method, role, sta
     resp = getattr(client, method)(path.format(job=job_id), headers=headers)
     assert resp.status_code == status, resp.get_json()
     assert resp.is_json
+
+
+def test_a_match_report_as_json_and_as_a_one_page_pdf(client, make_user, recruiter_with_job):
+    import io
+
+    from pypdf import PdfReader
+
+    rec, job_id = recruiter_with_job
+    cand = make_user("report@example.com")
+    _profile(client, cand, "5 years of CUDA and C++; BS in CS.")
+    cid = cand.user["id"]
+    # Not a candidate of the organisation yet: not found for its recruiters.
+    assert client.get(f"/api/v1/jobs/{job_id}/candidates/{cid}/report", headers=rec.headers).status_code == 404
+    client.post(f"/api/v1/jobs/{job_id}/applications", headers=cand.headers)
+    report = client.get(f"/api/v1/jobs/{job_id}/candidates/{cid}/report", headers=rec.headers)
+    assert report.status_code == 200 and round(sum(r["points"] for r in report.get_json()["reasons"]), 1) == report.get_json()["score"]
+    pdf = client.get(f"/api/v1/jobs/{job_id}/candidates/{cid}/report.pdf", headers=rec.headers)
+    assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"
+    pages = PdfReader(io.BytesIO(pdf.data)).pages
+    assert len(pages) == 1 and "GPU Kernel Engineer" in pages[0].extract_text()
+    # The candidate reads their own report too.
+    assert client.get(f"/api/v1/jobs/{job_id}/candidates/{cid}/report", headers=cand.headers).status_code == 200

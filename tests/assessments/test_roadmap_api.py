@@ -67,3 +67,20 @@ def test_bad_requests_name_the_field(client, body, field):
 def test_an_unknown_job_is_404(client):
     resp = client.post("/api/v1/roadmap", json={"target": 999999})
     assert resp.status_code == 404 and resp.get_json()["field"] == "target"
+
+
+def test_a_saved_roadmap_exports_as_a_one_page_pdf(client, make_user, recruiter_with_job):
+    import io
+
+    from pypdf import PdfReader
+
+    _, job_id = recruiter_with_job
+    learner = make_user("pdf-learner@example.com")
+    rid = client.post("/api/v1/roadmaps", headers=learner.headers, json={"target": job_id}).get_json()["id"]
+    resp = client.get(f"/api/v1/roadmaps/{rid}/pdf", headers=learner.headers)
+    assert resp.status_code == 200 and resp.mimetype == "application/pdf"
+    reader = PdfReader(io.BytesIO(resp.data))
+    assert len(reader.pages) == 1
+    assert "CUDA" in reader.pages[0].extract_text()
+    other = make_user("pdf-other@example.com")
+    assert client.get(f"/api/v1/roadmaps/{rid}/pdf", headers=other.headers).status_code == 404

@@ -1,0 +1,85 @@
+"""A learner goes from a pasted résumé to a saved roadmap and its PDF, and a recruiter from a
+job to its ranked candidates and a match report, in headless Chromium against the real server.
+Screenshots of the roadmap and the ranking go to $KERNELPATH_SCREENSHOTS like the others."""
+import urllib.request
+
+import pytest
+
+pytestmark = [pytest.mark.db, pytest.mark.slow]
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from test_browser_assessments import (JOB_TEXT, PHONE, call, screenshot, screenshots_on_failure,  # noqa: E402
+                                      sign_in, signup)
+
+RESUME = "Ada Lovelace\nMS in Computer Science\n4 years of C++ and Python; CUDA kernels with shared memory."
+
+
+@pytest.fixture(scope="module")
+def browser(start_chromium):
+    driver = start_chromium("--window-size=1280,900", "--hide-scrollbars")
+    yield driver
+    driver.quit()
+
+
+def test_a_learner_pastes_a_resume_and_saves_a_roadmap_with_its_pdf(server, browser):
+    base, _ = server
+    signup(base, "ada@learner.test")
+    with screenshots_on_failure(browser, "roadmap"):
+        browser.get(base + "/login")
+        sign_in(browser, "ada@learner.test")
+        WebDriverWait(browser, 20).until(EC.url_changes(base + "/login"))
+        browser.get(base + "/roadmap")
+        browser.find_element(By.ID, "profile_text").send_keys(RESUME)
+        browser.find_element(By.ID, "location").send_keys("Seattle, WA")
+        browser.find_element(By.CSS_SELECTOR, "button[name=save]").click()
+        WebDriverWait(browser, 30).until(EC.presence_of_element_located((By.ID, "timeline")))
+        assert "/roadmaps/" in browser.current_url
+        steps = browser.find_elements(By.CSS_SELECTOR, "#timeline li.step")
+        assert steps and "you claim it" in browser.find_element(By.ID, "timeline").text
+        assert browser.find_element(By.ID, "salary-title").text.startswith("Salary band")
+        screenshot(browser, "roadmap")
+        screenshot(browser, "roadmap-phone", PHONE[0])
+        # Tick the first step off, by keyboard-reachable button.
+        first = steps[0].get_attribute("id")
+        browser.find_element(By.CSS_SELECTOR, f"#{first} form button").click()
+        WebDriverWait(browser, 20).until(
+            lambda d: "done" in d.find_element(By.ID, first).get_attribute("class"))
+        pdf_link = browser.find_element(By.LINK_TEXT, "Download PDF").get_attribute("href")
+        cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.get_cookies())
+        req = urllib.request.Request(pdf_link, headers={"Cookie": cookies})
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            assert resp.headers["Content-Type"] == "application/pdf" and resp.read(5) == b"%PDF-"
+
+
+def test_a_recruiter_ranks_the_candidates_of_a_job(server, browser):
+    base, _ = server
+    rec = signup(base, "rec@ranking.test", "recruiter", "Ranking GPU")
+    status, job = call(base, "POST", "/api/v1/jobs", {"title": "GPU Kernel Engineer", "text": JOB_TEXT}, rec)
+    assert status == 201, job
+    for email, text in (("strong@cand.test", "6 years of CUDA and C++: shared memory, warp shuffles, "
+                                             "parallel reduction. BS in Computer Science."),
+                        ("weak@cand.test", "1 year of Verilog.")):
+        token = signup(base, email)
+        status, me = call(base, "GET", "/api/v1/auth/me", token=token)
+        call(base, "PUT", f"/api/v1/candidates/{me['id']}/profile", {"text": text}, token)
+        assert call(base, "POST", f"/api/v1/jobs/{job['id']}/applications", token=token)[0] == 201
+    browser.delete_all_cookies()
+    with screenshots_on_failure(browser, "ranked"):
+        browser.get(base + "/login")
+        sign_in(browser, "rec@ranking.test")
+        WebDriverWait(browser, 20).until(EC.url_changes(base + "/login"))
+        browser.get(f"{base}/jobs/{job['id']}")
+        browser.find_element(By.LINK_TEXT, "Ranked candidates").click()
+        cards = WebDriverWait(browser, 30).until(
+            EC.presence_of_all_elements_located((By.CSS_SELECTOR, "#ranked-candidates li.card")))
+        assert len(cards) == 2
+        cards[0].find_element(By.TAG_NAME, "summary").click()
+        assert "CUDA" in cards[0].text and "applied" in cards[0].text
+        screenshot(browser, "ranked-candidates")
+        cards[0].find_element(By.LINK_TEXT, "Match report").click()
+        WebDriverWait(browser, 20).until(EC.presence_of_element_located((By.CLASS_NAME, "score")))
+        assert "for “GPU Kernel Engineer”" in browser.page_source
