@@ -76,6 +76,7 @@ class RankedCandidateSchema(MatchSchema):
 
 class RankedCandidatesSchema(Schema):
     job_id = fields.Integer()
+    title = fields.String()
     total = fields.Integer(metadata={"description": "candidates the organisation may rank"})
     candidates = fields.List(fields.Nested(RankedCandidateSchema))
 

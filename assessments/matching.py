@@ -104,6 +104,7 @@ def ranked_candidates(reader: User, job_id: int, top: int = 10) -> dict:
     practice = practice_map()
     return {
         "job_id": job_id,
+        "title": job.title,
         "total": len(candidates),
         "candidates": [dict(match(by_id[cid], target, tax, practice), display_name=names.get(cid),
                             applied=cid in applied)

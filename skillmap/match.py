@@ -173,17 +173,11 @@ def _experience_text(path: dict | None, candidate: Candidate) -> str:
 
 
 def _round_reasons(reasons: list[dict]) -> float:
-    """Round each reason to 0.1 point so that the shown reasons add up to the shown score."""
-    total = sum(r["points"] for r in reasons)
-    score = round(total, 1)
-    rounded = [round(r["points"], 1) for r in reasons]
-    drift = round(score - sum(rounded), 1)
-    if reasons and drift:
-        biggest = max(range(len(reasons)), key=lambda i: reasons[i]["points"])
-        rounded[biggest] = round(rounded[biggest] + drift, 1)
-    for r, value in zip(reasons, rounded):
-        r["points"] = value
-    return score
+    """Round each reason to 0.1 point; the score is their sum, so the shown reasons add up to the
+    shown score (it differs from the unrounded total by at most 0.05 a reason)."""
+    for r in reasons:
+        r["points"] = round(r["points"], 1)
+    return round(sum(r["points"] for r in reasons), 1)
 
 
 def _suggestions(job: Job, candidate: Candidate, weights: dict, taxonomy: Taxonomy,
