@@ -164,3 +164,17 @@ def match_pdf(job_id, candidate_id):
     except AssessmentError:
         abort(404)
     return _pdf(exports.match_html(report, job), f"match-{job_id}-{candidate_id}.pdf")
+
+
+@bp.app_context_processor
+def _ranking_for_job_pages():
+    """`ranked_for(job_id)` for the job page (which lives in jobdata and must not import this
+    package): the top candidates when the viewer is one of the job's recruiters, else None."""
+    def ranked_for(job_id: int, top: int = 5):
+        if not (current_user.is_authenticated and current_user.role in ("recruiter", "admin")):
+            return None
+        try:
+            return matching.ranked_candidates(current_user, job_id, top=top)
+        except AssessmentError:
+            return None
+    return {"ranked_for": ranked_for}

@@ -79,3 +79,15 @@ def _id(email):
     from extensions import db
 
     return db.session.query(User).filter_by(email=email).one().id
+
+
+def test_the_job_page_lists_its_top_candidates_for_its_recruiters_only(app, make_user, recruiter_with_job):
+    _, job_id = recruiter_with_job
+    make_user("listed@example.com")
+    cand = Page(app, "listed@example.com")
+    cand.post(f"/jobs/{job_id}/apply")
+    mine = text(Page(app, "rec@acme.test").get(f"/jobs/{job_id}"))
+    assert 'id="top-candidates"' in mine and "Reasons" in mine
+    make_user("rec@elsewhere.test", "recruiter", "Elsewhere")
+    assert 'id="top-candidates"' not in text(Page(app, "rec@elsewhere.test").get(f"/jobs/{job_id}"))
+    assert 'id="top-candidates"' not in text(cand.get(f"/jobs/{job_id}"))
