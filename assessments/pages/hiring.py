@@ -199,6 +199,19 @@ def _evidence_link(evidence: dict) -> str | None:
     return url_for(".submission", sub_id=evidence["submission_id"])
 
 
+def _resume_upload(upload) -> str:
+    """The text of an uploaded résumé, or an AssessmentError the form shows."""
+    from ..resume import ResumeError, resume_text
+
+    data = upload.read(1024 * 1024 + 1)
+    if len(data) > 1024 * 1024:
+        raise AssessmentError("the résumé is over 1 MB", field="resume")
+    try:
+        return resume_text(data)
+    except ResumeError as err:
+        raise AssessmentError(err.message, field="resume") from None
+
+
 @bp.route("/candidates/<int:candidate_id>/profile", methods=["GET", "POST"])
 @login_required
 def profile(candidate_id):
@@ -207,6 +220,9 @@ def profile(candidate_id):
     if request.method == "POST":
         text = request.form.get("text", "")
         try:
+            upload = request.files.get("resume")
+            if upload is not None and upload.filename:
+                text = _resume_upload(upload)
             if len(text) > MAX_TEXT_CHARS:
                 raise AssessmentError(f"the text is at most {MAX_TEXT_CHARS} characters",
                                       field="text")

@@ -91,3 +91,17 @@ def test_the_job_page_lists_its_top_candidates_for_its_recruiters_only(app, make
     make_user("rec@elsewhere.test", "recruiter", "Elsewhere")
     assert 'id="top-candidates"' not in text(Page(app, "rec@elsewhere.test").get(f"/jobs/{job_id}"))
     assert 'id="top-candidates"' not in text(cand.get(f"/jobs/{job_id}"))
+
+
+def test_a_candidate_uploads_a_resume_on_the_profile_page(app, make_user):
+    make_user("upload-page@example.com")
+    page = Page(app, "upload-page@example.com")
+    cid = _id("upload-page@example.com")
+    saved = page.post(f"/candidates/{cid}/profile", {"text": "", "resume": (io.BytesIO(b"CUDA and NCCL, MS in EE"), "cv.txt")},
+                      content_type="multipart/form-data")
+    assert saved.status_code == 303
+    body = text(page.get(f"/candidates/{cid}/profile"))
+    assert "NCCL" in body
+    bad = page.post(f"/candidates/{cid}/profile", {"text": "", "resume": (io.BytesIO(b"%PDF-1.4 broken"), "cv.pdf")},
+                    content_type="multipart/form-data")
+    assert bad.status_code == 422 and "Not a readable PDF" in text(bad)
