@@ -8,6 +8,7 @@ import pytest
 pytestmark = [pytest.mark.db, pytest.mark.slow]
 
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -46,7 +47,8 @@ def test_a_learner_pastes_a_resume_and_saves_a_roadmap_with_its_pdf(server, brow
         # Tick the first step off, by keyboard-reachable button.
         first = steps[0].get_attribute("id")
         browser.find_element(By.CSS_SELECTOR, f"#{first} form button").click()
-        WebDriverWait(browser, 20).until(
+        # The click reloads the page: the old element goes stale while the new one arrives.
+        WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
             lambda d: "done" in d.find_element(By.ID, first).get_attribute("class"))
         pdf_link = browser.find_element(By.LINK_TEXT, "Download PDF").get_attribute("href")
         cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.get_cookies())
@@ -74,6 +76,7 @@ def test_a_recruiter_ranks_the_candidates_of_a_job(server, browser):
         WebDriverWait(browser, 20).until(EC.url_changes(base + "/login"))
         browser.get(f"{base}/jobs/{job['id']}")
         browser.find_element(By.LINK_TEXT, "Ranked candidates").click()
+        WebDriverWait(browser, 30).until(EC.url_contains("/candidates"))
         cards = WebDriverWait(browser, 30).until(
             EC.presence_of_all_elements_located((By.CSS_SELECTOR, "#ranked-candidates li.card")))
         assert len(cards) == 2
@@ -81,5 +84,5 @@ def test_a_recruiter_ranks_the_candidates_of_a_job(server, browser):
         assert "CUDA" in cards[0].text and "applied" in cards[0].text
         screenshot(browser, "ranked-candidates")
         cards[0].find_element(By.LINK_TEXT, "Match report").click()
-        WebDriverWait(browser, 20).until(EC.presence_of_element_located((By.CLASS_NAME, "score")))
+        WebDriverWait(browser, 30).until(EC.url_contains("/report"))
         assert "for “GPU Kernel Engineer”" in browser.page_source
