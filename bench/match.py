@@ -24,7 +24,6 @@ HERE = Path(__file__).resolve().parent
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(HERE.parent))
 
-import numpy as np  # noqa: E402
 
 from jobdata.corpus import load_corpus  # noqa: E402
 from skillmap.match import (CandidatePool, Candidate, EXPERIENCE_POINTS, Job, TRACK_POINTS,  # noqa: E402

@@ -7,7 +7,6 @@ parse reuses the tokens it already has instead of tokenizing the posting a secon
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin

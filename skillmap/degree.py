@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .sections import PREFERRED, SegmentIndex, effective_section
 
 LEVELS = ("bachelor", "master", "phd")
 RANK = {None: -1, "bachelor": 0, "master": 1, "phd": 2}
@@ -49,23 +48,3 @@ def degree_matches(text: str, start: int = 0, end: int | None = None):
         if word in ("BA", "BE") and "degree" not in text[max(0, m.start() - 80):m.end() + 80].lower():
             continue
         yield m.lastgroup, m
-
-
-def degree_mentions(index: SegmentIndex, text: str) -> list[tuple[str, str, int]]:
-    """(level, section, offset) for each degree mention that is not a student's."""
-    found = []
-    for level, m in degree_matches(text):
-        seg = index.at(m.start())
-        if seg is None or is_student_context(seg.text):
-            continue
-        found.append((level, effective_section(seg, m.start() - seg.start), m.start()))
-    return found
-
-
-def min_degree(index: SegmentIndex, text: str) -> str | None:
-    """The lowest degree stated as a requirement; a degree only preferred is no requirement."""
-    required = {level for level, section, _ in degree_mentions(index, text) if section != PREFERRED}
-    for level in LEVELS:
-        if level in required:
-            return level
-    return None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .sections import PREFERRED, SegmentIndex, effective_section
+from .sections import SegmentIndex, effective_section
 
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,

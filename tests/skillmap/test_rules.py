@@ -1,7 +1,6 @@
 """Years, degree, salary, sections and seniority rules, on real phrasing."""
 import pytest
 
-from skillmap.degree import min_degree
 from skillmap.experience import experience
 from skillmap.salary import posted_salary
 from skillmap.sections import PREFERRED, REQUIRED, SegmentIndex, segments
@@ -13,7 +12,7 @@ def years(text):
 
 
 def degree(text):
-    return min_degree(SegmentIndex(segments(text)), text)
+    return experience(SegmentIndex(segments(text)), text)["degree"]
 
 
 @pytest.mark.parametrize("text, expected", [
