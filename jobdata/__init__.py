@@ -6,6 +6,7 @@ def register(app, api) -> None:
     from . import api_salary, cli, views
 
     api.register_blueprint(jobs_api.blp)
+    api.register_blueprint(jobs_api.skills_blp)
     api.register_blueprint(api_salary.blp)
     app.register_blueprint(views.bp)
     app.cli.add_command(cli.jobs)

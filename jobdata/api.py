@@ -8,7 +8,7 @@ from web.auth import api_user, login_required
 
 from . import service
 from .schemas import (JobCreateSchema, JobPageSchema, JobQuerySchema, JobSchema, JobUpdateSchema,
-                      ParseRequestSchema, ParseSchema)
+                      ParseRequestSchema, ParseSchema, SkillQuerySchema, SkillSchema)
 
 blp = Blueprint("jobs", __name__, url_prefix="/api/v1/jobs",
                 description="Job descriptions parsed into the GPU skill taxonomy")
@@ -83,3 +83,18 @@ class JobItem(MethodView):
             service.delete_job(api_user(), job_id)
         except service.JobError as err:
             _refuse(err)
+
+
+skills_blp = Blueprint("skills", __name__, url_prefix="/api/v1/skills",
+                       description="The GPU skill taxonomy: find skill ids by name, for filters and autocomplete")
+
+
+@skills_blp.route("")
+@skills_blp.arguments(SkillQuerySchema, location="query")
+@skills_blp.response(200, SkillSchema(many=True))
+def skills(query):
+    """Skills whose name or an alias contains `q`, best matches first."""
+    from skillmap.taxonomy import load_taxonomy, search_skills
+
+    return [{"id": s.id, "name": s.name, "category": s.category, "track": s.primary_track}
+            for s in search_skills(load_taxonomy(), query.get("q"), query["limit"])]

@@ -126,7 +126,9 @@ class JobSchema(JobSummarySchema):
 
 class JobQuerySchema(Schema):
     track = fields.String(validate=validate.OneOf(TRACKS))
-    skill = fields.String(validate=validate.Length(max=80))
+    skill = fields.List(fields.String(validate=validate.Length(max=80)), validate=validate.Length(max=20),
+                        metadata={"description": "taxonomy skill ids; repeat for several "
+                                                 "(skill=cuda&skill=nccl: jobs naming both)"})
     q = fields.String(validate=validate.Length(min=1, max=200))
     organisation = fields.Integer(validate=validate.Range(min=1))
     page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100_000))
@@ -134,8 +136,9 @@ class JobQuerySchema(Schema):
 
     @validates("skill")
     def _known_skill(self, value, **_):
-        if value not in load_taxonomy():
-            raise ValidationError(f"unknown skill id {value!r}")
+        unknown = [v for v in value if v not in load_taxonomy()]
+        if unknown:
+            raise ValidationError(f"unknown skill id {unknown[0]!r} (GET /api/v1/skills?q= finds ids)")
 
 
 class JobPageSchema(Schema):
@@ -144,3 +147,16 @@ class JobPageSchema(Schema):
     per_page = fields.Integer()
     total = fields.Integer()
     pages = fields.Integer()
+
+
+class SkillQuerySchema(Schema):
+    q = fields.String(validate=validate.Length(min=1, max=100), metadata={
+        "description": "words of a skill's name or one of its aliases; none lists them all"})
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=500))
+
+
+class SkillSchema(Schema):
+    id = fields.String()
+    name = fields.String()
+    category = fields.String()
+    track = fields.String(metadata={"description": "the track the skill weighs most in"})

@@ -92,14 +92,15 @@ def delete_job(user: User, job_id: int) -> None:
     db.session.commit()
 
 
-def list_jobs(track: str | None = None, skill: str | None = None, q: str | None = None,
+def list_jobs(track: str | None = None, skill=None, q: str | None = None,
               organisation_id: int | None = None, page: int = 1, per_page: int = 20):
     """A page of jobs, newest first, and the total count matching the filters."""
     query = select(Job)
     if track:
         query = query.where(Job.primary_track == track)
-    if skill:
-        query = query.where(Job.id.in_(select(JobSkill.job_id).where(JobSkill.skill_id == skill)))
+    # Several skills: a job must name every one of them.
+    for skill_id in ([skill] if isinstance(skill, str) else list(skill or ())):
+        query = query.where(Job.id.in_(select(JobSkill.job_id).where(JobSkill.skill_id == skill_id)))
     if organisation_id:
         query = query.where(Job.organisation_id == organisation_id)
     if q:

@@ -122,3 +122,27 @@ def load_taxonomy(path: str | Path = DEFAULT_PATH) -> Taxonomy:
                    skills=skills)
     _check(tax)
     return tax
+
+
+def search_skills(taxonomy: Taxonomy, query: str | None, limit: int = 20) -> list[Skill]:
+    """Skills whose name, id or an alias contains the query (case-insensitive): names starting
+    with it first, then other name matches, then alias matches; in file order within each."""
+    if not query or not query.strip():
+        return list(taxonomy.skills.values())[:limit]
+    needle = query.strip().lower()
+    ranked = []
+    for position, skill in enumerate(taxonomy.skills.values()):
+        name = skill.name.lower()
+        forms = [f.lower() for f in skill.aliases + skill.exact] + [skill.id.replace("_", " ")]
+        if name.startswith(needle):
+            rank = 0
+        elif needle in name:
+            rank = 1
+        elif any(f.startswith(needle) for f in forms):
+            rank = 2
+        elif any(needle in f for f in forms):
+            rank = 3
+        else:
+            continue
+        ranked.append((rank, position, skill))
+    return [skill for _, _, skill in sorted(ranked, key=lambda r: r[:2])][:limit]

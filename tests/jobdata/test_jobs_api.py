@@ -181,3 +181,25 @@ def test_malformed_bodies_are_json_errors_about_the_body(client, body, status):
 def test_unknown_fields_are_refused_by_name(client):
     resp = client.post("/api/v1/jobs/parse", json={"text": "CUDA", "colour": "red"})
     assert resp.status_code == 422 and resp.get_json()["field"] == "colour"
+
+
+def test_skills_are_found_by_name_or_alias_for_autocomplete(client):
+    found = client.get("/api/v1/skills?q=nccl").get_json()
+    assert found[0]["id"] == "nccl" and {"id", "name", "category", "track"} <= set(found[0])
+    by_alias = [s["id"] for s in client.get("/api/v1/skills?q=k8s").get_json()]
+    assert "kubernetes" in by_alias
+    assert len(client.get("/api/v1/skills?limit=5").get_json()) == 5
+    assert client.get("/api/v1/skills?q=zzzzqqq").get_json() == []
+    assert client.get("/api/v1/skills?limit=0").status_code == 422
+
+
+def test_several_skill_filters_mean_all_of_them(client, make_user):
+    rec = make_user("multi@example.com", "recruiter", "Multi Org")
+    for title, text in (("Both", "Both\\nRequirements: CUDA and NCCL"), ("Only CUDA", "Only CUDA\\nRequirements: CUDA")):
+        assert client.post("/api/v1/jobs", headers=rec.headers, json={"title": title, "text": text}).status_code == 201
+    both = client.get("/api/v1/jobs?skill=cuda&skill=nccl").get_json()
+    assert [j["title"] for j in both["items"]] == ["Both"]
+    one = client.get("/api/v1/jobs?skill=cuda").get_json()
+    assert {j["title"] for j in one["items"]} >= {"Both", "Only CUDA"}
+    bad = client.get("/api/v1/jobs?skill=cuda&skill=not_a_skill")
+    assert bad.status_code == 422 and "skill" in bad.get_json()["errors"]["query"]
