@@ -126,7 +126,9 @@ class JobSchema(JobSummarySchema):
 
 class JobQuerySchema(Schema):
     track = fields.String(validate=validate.OneOf(TRACKS))
-    skill = fields.List(fields.String(validate=validate.Length(max=80)), validate=validate.Length(max=20),
+    # Items are checked together in _known_skill: per-item errors would key the error body by
+    # list index, mixing integer and text keys in the JSON answer.
+    skill = fields.List(fields.String(), validate=validate.Length(max=20),
                         metadata={"description": "taxonomy skill ids; repeat for several "
                                                  "(skill=cuda&skill=nccl: jobs naming both)"})
     q = fields.String(validate=validate.Length(min=1, max=200))
@@ -138,7 +140,7 @@ class JobQuerySchema(Schema):
     def _known_skill(self, value, **_):
         unknown = [v for v in value if v not in load_taxonomy()]
         if unknown:
-            raise ValidationError(f"unknown skill id {unknown[0]!r} (GET /api/v1/skills?q= finds ids)")
+            raise ValidationError(f"unknown skill id {unknown[0][:80]!r} (GET /api/v1/skills?q= finds ids)")
 
 
 class JobPageSchema(Schema):
