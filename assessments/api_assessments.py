@@ -152,12 +152,12 @@ class ResumeUploadSchema(Schema):
 def upload_resume(files, candidate_id):
     """Your résumé as a file: its text becomes your profile text and the skills it names your
     claimed skills (kept until you replace or delete it)."""
-    from .resume import ResumeError, resume_text
+    from .resume import ResumeError, uploaded_resume_text
 
     if api_user().id != candidate_id:
         abort(404, message="no such candidate", field="candidate_id")
     try:
-        text = resume_text(files["file"].read())
+        text = uploaded_resume_text(files["file"])
     except ResumeError as err:
         abort(422, message=err.message, field=err.field)
     results.save_claims(api_user(), candidate_id, text)

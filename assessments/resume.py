@@ -8,14 +8,29 @@ from __future__ import annotations
 import io
 import zipfile
 
+from skillmap.errors import FieldError
+
 MAX_PAGES = 30
 MAX_TEXT = 50_000  # characters kept, as for a typed profile
 
 
-class ResumeError(ValueError):
+class ResumeError(FieldError):
     def __init__(self, message: str, field: str = "file"):
-        super().__init__(message)
-        self.message, self.field = message, field
+        super().__init__(message, field)
+
+
+MAX_BYTES = 1024 * 1024
+
+
+def uploaded_resume_text(upload, field: str = "file") -> str:
+    """The text of an uploaded file (a werkzeug FileStorage), read up to MAX_BYTES."""
+    data = upload.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise ResumeError("the résumé is over 1 MB", field)
+    try:
+        return resume_text(data)
+    except ResumeError as err:
+        raise ResumeError(err.message, field) from None
 
 
 def resume_text(data: bytes) -> str:

@@ -25,6 +25,8 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 
+from skillmap.errors import FieldError
+
 TRACKS = ("infrastructure", "hardware_design", "architecture_modeling", "software_optimization")
 LEVELS = ("entry", "mid", "senior", "staff_principal")
 # The parser's seniority names for the same levels.
@@ -81,10 +83,8 @@ SEED_001 = {
 SEED_001_CITATION = "KernelPath seed 001: GPU performance engineer profile, US market 2024"
 
 
-class SalaryError(ValueError):
-    def __init__(self, message: str, field: str):
-        super().__init__(message)
-        self.message, self.field = message, field
+class SalaryError(FieldError):
+    """An unknown track or level."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .errors import FieldError
 from .taxonomy import Taxonomy
 
 PHASES = ("foundations", "gpu_fundamentals", "specialisation", "portfolio")
@@ -29,10 +30,8 @@ TASKS_PER_STEP = 2
 _FOUNDATION_CATEGORIES = frozenset({"fundamentals", "language"})
 
 
-class RoadmapError(ValueError):
-    def __init__(self, message: str, field: str):
-        super().__init__(message)
-        self.message, self.field = message, field
+class RoadmapError(FieldError):
+    """A roadmap request the plan cannot be made from."""
 
 
 @dataclass(frozen=True)

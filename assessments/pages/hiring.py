@@ -12,6 +12,7 @@ from jobdata.models import Job
 
 from .. import catalog, results, service, submissions
 from ..errors import AssessmentError
+from ..resume import ResumeError, uploaded_resume_text
 from ..models import CandidateProfile, Submission, SubmissionKind, SubmissionStatus
 from . import MAX_TEXT_CHARS, _is_recruiter, _unstorable, bp
 
@@ -199,19 +200,6 @@ def _evidence_link(evidence: dict) -> str | None:
     return url_for(".submission", sub_id=evidence["submission_id"])
 
 
-def _resume_upload(upload) -> str:
-    """The text of an uploaded résumé, or an AssessmentError the form shows."""
-    from ..resume import ResumeError, resume_text
-
-    data = upload.read(1024 * 1024 + 1)
-    if len(data) > 1024 * 1024:
-        raise AssessmentError("the résumé is over 1 MB", field="resume")
-    try:
-        return resume_text(data)
-    except ResumeError as err:
-        raise AssessmentError(err.message, field="resume") from None
-
-
 @bp.route("/candidates/<int:candidate_id>/profile", methods=["GET", "POST"])
 @login_required
 def profile(candidate_id):
@@ -222,7 +210,10 @@ def profile(candidate_id):
         try:
             upload = request.files.get("resume")
             if upload is not None and upload.filename:
-                text = _resume_upload(upload)
+                try:
+                    text = uploaded_resume_text(upload, field="resume")
+                except ResumeError as err:
+                    raise AssessmentError(err.message, field=err.field) from None
             if len(text) > MAX_TEXT_CHARS:
                 raise AssessmentError(f"the text is at most {MAX_TEXT_CHARS} characters",
                                       field="text")

@@ -11,12 +11,11 @@ from skillmap.taxonomy import load_taxonomy
 
 from .. import exports, matching, roadmaps
 from ..errors import AssessmentError
-from ..resume import ResumeError, resume_text
+from ..resume import ResumeError, uploaded_resume_text
 from . import MAX_TEXT_CHARS, _unstorable, bp
 
 TRACK_NAMES = {t: load_taxonomy().tracks[t]["name"] for t in TRACKS}
 LEVEL_NAMES = {"entry": "Entry", "mid": "Mid", "senior": "Senior", "staff_principal": "Staff / principal"}
-RESUME_MAX_BYTES = 1024 * 1024
 
 
 def _roadmap_form() -> tuple[dict, str | None]:
@@ -25,13 +24,10 @@ def _roadmap_form() -> tuple[dict, str | None]:
     text = request.form.get("profile_text", "")
     upload = request.files.get("resume")
     if upload is not None and upload.filename:
-        data = upload.read(RESUME_MAX_BYTES + 1)
-        if len(data) > RESUME_MAX_BYTES:
-            raise AssessmentError("the résumé is over 1 MB", field="resume")
         try:
-            text = resume_text(data)
+            text = uploaded_resume_text(upload, field="resume")
         except ResumeError as err:
-            raise AssessmentError(err.message, field="resume") from None
+            raise AssessmentError(err.message, field=err.field) from None
     if len(text) > MAX_TEXT_CHARS or _unstorable(text):
         raise AssessmentError(f"the profile text is at most {MAX_TEXT_CHARS} characters of text",
                               field="profile_text")
@@ -56,15 +52,14 @@ def roadmap():
             if form["level"] not in LEVELS:
                 raise AssessmentError("choose a level", field="level")
             user = current_user if current_user.is_authenticated else None
-            result = roadmaps.plan(user, {"target": form["target"], "level": form["level"],
-                                          "location": form["location"] or None, "profile_text": text,
-                                          "hours_per_week": hours})
+            request_data = {"target": form["target"], "level": form["level"],
+                            "location": form["location"] or None, "profile_text": text,
+                            "hours_per_week": hours}
             if request.form.get("save") and user is not None:
-                saved = roadmaps.save(user, {"target": form["target"], "level": form["level"],
-                                             "location": form["location"] or None,
-                                             "profile_text": text, "hours_per_week": hours})
+                saved = roadmaps.save(user, request_data)  # computes the plan it keeps
                 flash("Roadmap saved: tick steps off as you go.", "notice")
                 return redirect(url_for(".saved_roadmap", roadmap_id=saved.id), 303)
+            result = roadmaps.plan(user, request_data)
         except AssessmentError as err:
             error, status = err, (422 if err.status == 404 else err.status)
     return render_template("learning/roadmap.html", result=result, form=form, text=text, error=error,
@@ -126,9 +121,8 @@ def _pdf(html: str, name: str) -> Response:
                     headers={"Content-Disposition": f'inline; filename="{name}"'})
 
 
-@bp.route("/roadmaps/<int:roadmap_id>/print")
-@login_required
-def roadmap_print(roadmap_id):
+def _own_roadmap_html(roadmap_id: int) -> str:
+    """The printable page of one of the user's saved roadmaps, or the 404 page."""
     try:
         saved = roadmaps.owned(current_user, roadmap_id)
     except AssessmentError:
@@ -136,19 +130,8 @@ def roadmap_print(roadmap_id):
     return exports.roadmap_html(saved.plan, saved.done)
 
 
-@bp.route("/roadmaps/<int:roadmap_id>.pdf")
-@login_required
-def roadmap_pdf(roadmap_id):
-    try:
-        saved = roadmaps.owned(current_user, roadmap_id)
-    except AssessmentError:
-        abort(404)
-    return _pdf(exports.roadmap_html(saved.plan, saved.done), f"roadmap-{roadmap_id}.pdf")
-
-
-@bp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report")
-@login_required
-def match_print(job_id, candidate_id):
+def _match_report_html(job_id: int, candidate_id: int) -> str:
+    """The printable match report the user may read, or the 404 page."""
     try:
         report, job = matching.match_report(current_user, job_id, candidate_id)
     except AssessmentError:
@@ -156,14 +139,28 @@ def match_print(job_id, candidate_id):
     return exports.match_html(report, job)
 
 
+@bp.route("/roadmaps/<int:roadmap_id>/print")
+@login_required
+def roadmap_print(roadmap_id):
+    return _own_roadmap_html(roadmap_id)
+
+
+@bp.route("/roadmaps/<int:roadmap_id>.pdf")
+@login_required
+def roadmap_pdf(roadmap_id):
+    return _pdf(_own_roadmap_html(roadmap_id), f"roadmap-{roadmap_id}.pdf")
+
+
+@bp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report")
+@login_required
+def match_print(job_id, candidate_id):
+    return _match_report_html(job_id, candidate_id)
+
+
 @bp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report.pdf")
 @login_required
 def match_pdf(job_id, candidate_id):
-    try:
-        report, job = matching.match_report(current_user, job_id, candidate_id)
-    except AssessmentError:
-        abort(404)
-    return _pdf(exports.match_html(report, job), f"match-{job_id}-{candidate_id}.pdf")
+    return _pdf(_match_report_html(job_id, candidate_id), f"match-{job_id}-{candidate_id}.pdf")
 
 
 @bp.app_context_processor
