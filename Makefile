@@ -42,12 +42,18 @@ test-system-deps: system-deps
 	command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium-driver"; \
 	$(APT_INSTALL)
 
+# The pinned npm packages, installed once for every file vendored from them (one `npm ci`, so
+# parallel builds never reinstall node_modules under each other). package.json's scarfSettings
+# turns off the download report of Scarf, which swagger-ui-dist depends on.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
 # The candidates' code editor (CodeMirror 6), bundled from the pinned npm packages in
 # package-lock.json into static/vendor/ (gitignored); pages never load scripts from a CDN.
 # CodeMirror and Lezer are MIT: their license texts go to static/vendor/editor.js.LICENSE.txt.
 EDITOR_BANNER := /*! KernelPath code editor. Bundles CodeMirror 6 and Lezer (MIT License, Marijn Haverbeke and others); license texts: editor.js.LICENSE.txt */
-static/vendor/editor.js: package.json package-lock.json $(wildcard static/src/*.js static/src/*.mjs)
-	npm ci --no-audit --no-fund
+static/vendor/editor.js: node_modules/.installed $(wildcard static/src/*.js static/src/*.mjs)
 	mkdir -p static/vendor
 	node_modules/.bin/esbuild static/src/editor.js --bundle --minify --format=iife --target=es2020 \
 	  --legal-comments=eof --banner:js='$(EDITOR_BANNER)' --metafile=static/vendor/editor.meta.json \
@@ -55,6 +61,22 @@ static/vendor/editor.js: package.json package-lock.json $(wildcard static/src/*.
 	node static/src/licenses.mjs static/vendor/editor.meta.json static/vendor/editor.js.LICENSE.txt
 	rm -f static/vendor/editor.meta.json
 	touch $@
+
+# Swagger UI for the API docs page (/api/v1/docs), Apache-2.0: its bundle and stylesheet with the
+# LICENSE and NOTICE, into static/vendor/swagger-ui/. The stylesheet's source-map comment is
+# dropped (the map is not copied, so browsers would ask for a missing file).
+SWAGGER_UI := static/vendor/swagger-ui
+$(SWAGGER_UI)/swagger-ui-bundle.js: node_modules/.installed
+	mkdir -p $(SWAGGER_UI)
+	cp node_modules/swagger-ui-dist/LICENSE node_modules/swagger-ui-dist/NOTICE $(SWAGGER_UI)/
+	sed '/sourceMappingURL=/d' node_modules/swagger-ui-dist/swagger-ui.css > $(SWAGGER_UI)/swagger-ui.css
+	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js $@
+
+# axe-core (MPL-2.0) for the accessibility checks of the browser tests (tests/e2e/axe.py).
+static/vendor/axe.min.js: node_modules/.installed
+	mkdir -p static/vendor
+	cp node_modules/axe-core/LICENSE static/vendor/axe.min.js.LICENSE.txt
+	cp node_modules/axe-core/axe.min.js $@
 
 # The track classifier trained once from the labelled corpus, and the taxonomy's forms
 # tokenized once, so no parse trains, imports scikit-learn or tokenizes 7,000 forms (both files
@@ -71,10 +93,17 @@ starter: db
 	$(BIN)/flask jobs load-starter
 	$(BIN)/flask jobs reparse
 
-run: system-deps starter static/vendor/editor.js
+run: system-deps starter static/vendor/editor.js $(SWAGGER_UI)/swagger-ui-bundle.js
 	$(BIN)/flask run --host 127.0.0.1 --port 5000
 
-test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js $(TRACK_MODEL)
+# Production server: gunicorn sized to the machine (gunicorn.conf.py; WEB_CONCURRENCY, WEB_THREADS,
+# --bind through GUNICORN_CMD_ARGS), on http://127.0.0.1:8000. Same prerequisites as `run`.
+.PHONY: serve
+serve: system-deps starter static/vendor/editor.js $(SWAGGER_UI)/swagger-ui-bundle.js
+	$(BIN)/gunicorn --config gunicorn.conf.py
+
+test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js \
+		$(SWAGGER_UI)/swagger-ui-bundle.js static/vendor/axe.min.js $(TRACK_MODEL)
 	$(BIN)/python -m pytest -q
 	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -m db
 

@@ -5,7 +5,7 @@ import threading
 from flask import Flask
 
 import settings
-from extensions import MigrationCommands, api, db, limiter, login_manager
+from extensions import MigrationCommands, api, csrf, db, limiter, login_manager
 
 
 def _sqlite_for_concurrent_use(engine) -> None:
@@ -21,11 +21,9 @@ def _sqlite_for_concurrent_use(engine) -> None:
         cursor.close()
 
 
-def create_app(config=None) -> Flask:
-    """Build the app: defaults, then KERNELPATH_* / DATABASE_URL, then `config`."""
-    app = Flask(__name__, instance_relative_config=True)
+def _configure(app: Flask, config) -> None:
     app.config.from_mapping(settings.DEFAULTS)
-    app.config.from_mapping(settings.from_environment())
+    app.config.from_mapping(settings.from_environment(app.config))
     if config:
         app.config.from_mapping(config)
     if not app.config.get("SQLALCHEMY_DATABASE_URI"):
@@ -33,10 +31,24 @@ def create_app(config=None) -> Flask:
         app.config["SQLALCHEMY_DATABASE_URI"] = (
             "sqlite:///" + os.path.join(app.instance_path, "kernelpath.sqlite")
         )
-    else:
-        app.config["SQLALCHEMY_DATABASE_URI"] = settings.normalise_database_url(
-            app.config["SQLALCHEMY_DATABASE_URI"]
-        )
+    app.config["SQLALCHEMY_DATABASE_URI"] = settings.normalise_database_url(
+        app.config["SQLALCHEMY_DATABASE_URI"])
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = settings.instance_secret_key(app.instance_path)
+    if app.config["HTTPS"]:
+        app.config.update(SESSION_COOKIE_SECURE=True, REMEMBER_COOKIE_SECURE=True,
+                          PREFERRED_URL_SCHEME="https")
+    if app.config["PROXY_COUNT"]:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = app.config["PROXY_COUNT"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
+
+
+def create_app(config=None) -> Flask:
+    """Build the app: defaults, then KERNELPATH_* / DATABASE_URL, then `config`."""
+    app = Flask(__name__, instance_relative_config=True)
+    _configure(app, config)
 
     db.init_app(app)
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
@@ -46,21 +58,27 @@ def create_app(config=None) -> Flask:
     login_manager.init_app(app)
     api.init_app(app)
     limiter.init_app(app)
+    csrf.init_app(app)
 
     from accounts import register as register_accounts
     from assessments import register as register_assessments
     from jobdata import register as register_jobs
-    from web import csrf, errors, highlight, pages
+    from web import errors, forms, highlight, names, pages
 
     errors.register(app)
     from web import inputs  # before any blueprint: it replaces the `int` URL converter
     inputs.register(app)
-    csrf.register(app)
+    forms.register(app)
     register_accounts(app, api)
     register_jobs(app, api)
     register_assessments(app, api)
     pages.register(app)
+    from web import ops  # /healthz, /metrics, request timing
+    ops.register(app)
     highlight.init_app(app)
+    names.init_app(app)
+    from web import charts
+    charts.init_app(app)
     if app.config["PARSER_WARM_UP"] and not app.testing:
         from skillmap.parse import warm_up
 

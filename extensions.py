@@ -8,6 +8,7 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_login import LoginManager
 from flask_smorest import Api
+from flask_wtf.csrf import CSRFProtect
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy.orm import DeclarativeBase
 
@@ -21,6 +22,9 @@ api = Api()
 login_manager = LoginManager()
 # Per-user limits are set on the views that need them (submissions, runs); nothing by default.
 limiter = Limiter(key_func=get_remote_address, default_limits=[])
+# Page forms only: web/forms.py checks every state-changing page request. The API takes bearer
+# tokens and ignores cookies, so a forged cross-site request carries no credentials there.
+csrf = CSRFProtect()
 
 
 def init_migrations(app) -> None:

@@ -6,6 +6,7 @@ from accounts import service
 from accounts.models import Role
 from accounts.schemas import (CredentialsSchema, InvitationRequestSchema, InvitationSchema,
                               SignupSchema, TokenSchema, UserSchema)
+from web import limits
 from web.auth import api_token, api_user, login_required
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Accounts and tokens")
@@ -18,7 +19,9 @@ def _refuse(err: service.AccountError):
 
 
 @blp.route("/signup", methods=["POST"])
-@blp.arguments(SignupSchema)
+@limits.sign_ups
+@blp.arguments(SignupSchema, example={"email": "ada@example.com", "role": "candidate",
+                                      "password": "correct horse battery staple"})
 @blp.response(201, UserSchema)
 def signup(data):
     """Create an account (candidate or recruiter)."""
@@ -38,7 +41,10 @@ def me():
 
 @blp.route("/tokens")
 class Tokens(MethodView):
-    @blp.arguments(CredentialsSchema)
+    @limits.failed_sign_ins
+    @limits.new_tokens
+    @blp.arguments(CredentialsSchema, example={"email": "ada@example.com", "name": "laptop",
+                                               "password": "correct horse battery staple"})
     @blp.response(201, TokenSchema)
     def post(self, data):
         """Exchange email and password for a bearer token."""
@@ -77,7 +83,7 @@ def revoke_current():
 
 
 @orgs.route("/<int:org_id>/invitations", methods=["POST"])
-@orgs.arguments(InvitationRequestSchema)
+@orgs.arguments(InvitationRequestSchema, example={"email": "grace@example.com"})
 @orgs.response(201, InvitationSchema)
 @login_required(Role.RECRUITER)
 def invite(data, org_id):

@@ -6,15 +6,18 @@ import secrets
 from datetime import timedelta
 
 from flask import current_app
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import select
 from sqlalchemy.orm import joinedload
 
 from extensions import db
 
+from . import mail
 from .models import ApiToken, Invitation, Organisation, Role, User, utcnow
 
 TOKEN_PREFIX = "kp_"
 INVITATION_TTL = timedelta(days=14)
+PASSWORD_MIN, PASSWORD_MAX = 8, 200
 
 
 class AccountError(Exception):
@@ -41,6 +44,7 @@ def signup(email: str, password: str, role: str, organisation: str | None = None
            invitation: str | None = None) -> User:
     """Create a user; a recruiter founds a new organisation or joins one by invitation."""
     email = normalise_email(email)
+    check_password_rules(password)
     if role not in (Role.CANDIDATE.value, Role.RECRUITER.value):
         raise AccountError("role must be candidate or recruiter", field="role")
     if find_user(email):
@@ -82,8 +86,10 @@ def _usable_invitation(code: str, email: str) -> Invitation:
     return invite
 
 
-def invite(admin: User, email: str) -> tuple[Invitation, str]:
-    """An organisation administrator invites a recruiter; returns the invitation and its code."""
+def invite(admin: User, email: str, link_for=None) -> tuple[Invitation, str]:
+    """An organisation administrator invites a recruiter; returns the invitation and its code.
+    With `link_for(code)` the sign-up link is e-mailed when SMTP is configured
+    (`invitation.emailed` says whether it went)."""
     if not (admin.is_org_admin and admin.organisation_id):
         raise AccountError("only an organisation administrator can invite", status=403)
     email = normalise_email(email)
@@ -98,7 +104,72 @@ def invite(admin: User, email: str) -> tuple[Invitation, str]:
                             expires_at=utcnow() + INVITATION_TTL)
     db.session.add(invitation)
     db.session.commit()
+    invitation.emailed = False
+    if link_for is not None:
+        invitation.emailed = mail.send(
+            email, f"Join {admin.organisation.name} on KernelPath",
+            f"{admin.email} invites you to recruit with {admin.organisation.name} on "
+            f"KernelPath.\n\nCreate your account here: {link_for(code)}\n\n"
+            f"The invitation is for {email} and expires on {invitation.expires_at:%Y-%m-%d}.")
     return invitation, code
+
+
+def check_password_rules(password: str) -> None:
+    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        raise AccountError(f"password must be {PASSWORD_MIN} to {PASSWORD_MAX} characters long",
+                           field="password")
+
+
+def organisation_of(user: User) -> tuple[list[User], list[Invitation]]:
+    """A recruiter's colleagues and the invitations not yet accepted."""
+    if not user.organisation_id:
+        return [], []
+    members = list(db.session.scalars(select(User).where(
+        User.organisation_id == user.organisation_id).order_by(User.email)))
+    pending = list(db.session.scalars(select(Invitation).where(
+        Invitation.organisation_id == user.organisation_id,
+        Invitation.accepted_at.is_(None)).order_by(Invitation.created_at.desc())))
+    return members, pending
+
+
+# ---- password reset ------------------------------------------------------------------------
+# The link carries a signed, timed token naming the user and a fragment of their current
+# password hash: it stops working once used (the hash changes) or after PASSWORD_RESET_TTL.
+
+def _reset_serializer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt="password-reset")
+
+
+def password_reset_token(user: User) -> str:
+    return _reset_serializer().dumps({"user": user.id, "hash": user.password_hash[-16:]})
+
+
+def user_for_reset_token(token: str) -> User:
+    max_age = int(current_app.config.get("PASSWORD_RESET_TTL_MINUTES", 60)) * 60
+    try:
+        data = _reset_serializer().loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise AccountError("this reset link has expired; ask for a new one", field="token",
+                           status=410) from None
+    except BadSignature:
+        raise AccountError("this reset link is not valid", field="token", status=404) from None
+    user = db.session.get(User, data.get("user")) if isinstance(data, dict) else None
+    if user is None or user.password_hash[-16:] != data.get("hash"):
+        raise AccountError("this reset link was already used; ask for a new one", field="token",
+                           status=410)
+    return user
+
+
+def reset_password(token: str, password: str) -> User:
+    user = user_for_reset_token(token)
+    check_password_rules(password)
+    user.set_password(password)
+    now = utcnow()
+    for token in user.tokens:  # a reset often follows a leak: the old tokens go with it
+        if token.revoked_at is None:
+            token.revoked_at = now
+    db.session.commit()
+    return user
 
 
 def authenticate(email: str, password: str) -> User:

@@ -18,7 +18,21 @@ runs_blp = Blueprint("runs", __name__, url_prefix="/api/v1/runs",
                      description="Try code on a task's visible sample tests (not scored)")
 subs_blp = Blueprint("submissions", __name__, url_prefix="/api/v1/submissions",
                      description="Graded submissions on the hidden tests")
-BEARER = [{"bearerAuth": []}]
+
+# A run's or a submission's example body in the OpenAPI document: a solution of vector_add.
+RUN_EXAMPLE = {"task": "vector_add", "backend": "cpu", "source": """import cupy as cp
+
+_kernel = cp.RawKernel(r'''
+extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+''', "vector_add")
+
+
+def solve(a, b, c, n):
+    _kernel(((n + 255) // 256,), (256,), (a, b, c, cp.int32(n)))
+"""}
 
 
 def _rate() -> str:
@@ -63,9 +77,8 @@ def _queue(data, kind: SubmissionKind):
 
 @runs_blp.route("", methods=["POST"])
 @limiter.limit(_rate, key_func=rate_limit_key)
-@runs_blp.arguments(RunRequestSchema)
+@runs_blp.arguments(RunRequestSchema, example=RUN_EXAMPLE)
 @runs_blp.response(202, AcceptedSchema)
-@runs_blp.doc(security=BEARER)
 @login_required()
 def create_run(data):
     """Judge code on the task's visible samples only: no score, no timing, never counted."""
@@ -74,7 +87,6 @@ def create_run(data):
 
 @runs_blp.route("/<int:run_id>")
 @runs_blp.response(200, SubmissionSchema)
-@runs_blp.doc(security=BEARER)
 @login_required()
 def get_run(run_id):
     """A run's status and, when done, the report (with compile report, PTX and SASS)."""
@@ -83,9 +95,8 @@ def get_run(run_id):
 
 @subs_blp.route("", methods=["POST"])
 @limiter.limit(_rate, key_func=rate_limit_key)
-@subs_blp.arguments(SubmissionRequestSchema)
+@subs_blp.arguments(SubmissionRequestSchema, example=RUN_EXAMPLE)
 @subs_blp.response(202, AcceptedSchema)
-@subs_blp.doc(security=BEARER)
 @login_required()
 def create_submission(data):
     """Submit a solution (practice, or within an assessment you started); graded on a worker."""
@@ -95,7 +106,6 @@ def create_submission(data):
 @subs_blp.route("", methods=["GET"])
 @subs_blp.arguments(SubmissionListQuerySchema, location="query")
 @subs_blp.response(200, SubmissionSummarySchema(many=True))
-@subs_blp.doc(security=BEARER)
 @login_required()
 def list_submissions(query):
     """Your latest submissions, newest first."""
@@ -104,7 +114,6 @@ def list_submissions(query):
 
 @subs_blp.route("/<int:sub_id>")
 @subs_blp.response(200, SubmissionSchema)
-@subs_blp.doc(security=BEARER)
 @login_required()
 def get_submission(sub_id):
     """Status and, when done, the judge's report. The owner, the assessment's recruiters, or
@@ -113,9 +122,8 @@ def get_submission(sub_id):
 
 
 @subs_blp.route("/<int:sub_id>/visibility", methods=["PUT"])
-@subs_blp.arguments(VisibilitySchema)
+@subs_blp.arguments(VisibilitySchema, example={"public": True})
 @subs_blp.response(200, SubmissionSummarySchema)
-@subs_blp.doc(security=BEARER)
 @login_required()
 def set_visibility(data, sub_id):
     """Make an accepted solution's code public on the leaderboard (or private again)."""

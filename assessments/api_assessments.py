@@ -8,7 +8,6 @@ from accounts.models import Role, utcnow
 from web.auth import api_user, login_required
 
 from . import results, service
-from .api import BEARER
 from .schemas import (AcceptResultSchema, AssessmentCreateSchema, AssessmentDetailSchema,
                       AssessmentSchema, InvitationPreviewSchema, InviteRequestSchema,
                       InviteResultSchema, ProfileSchema, ProfileTextSchema, ResultsQuerySchema,
@@ -21,11 +20,16 @@ invitations_blp = Blueprint("assessment_invitations", __name__, url_prefix="/api
 candidates_blp = Blueprint("candidates", __name__, url_prefix="/api/v1/candidates",
                            description="Candidates' verified and claimed skills")
 
+# A profile's example in the OpenAPI document (a résumé's text, or a plain-text résumé file).
+PROFILE_EXAMPLE = ("Ada Lovelace, GPU software engineer. 6 years of C++ and CUDA: kernel tuning "
+                   "with Nsight Compute, NCCL for multi-GPU training, PyTorch. MS in Computer Science.")
+
 
 @blp.route("", methods=["POST"])
-@blp.arguments(AssessmentCreateSchema)
+@blp.arguments(AssessmentCreateSchema, example={
+    "job_id": 1, "tasks": ["vector_add", "reduce_sum"], "time_limit_minutes": 90,
+    "backend": "cpu", "title": "GPU kernels take-home"})
 @blp.response(201, AssessmentSchema)
-@blp.doc(security=BEARER)
 @login_required(Role.RECRUITER)
 def create(data):
     """Create an assessment for one of your organisation's jobs (tasks suggested when omitted)."""
@@ -35,7 +39,6 @@ def create(data):
 
 @blp.route("", methods=["GET"])
 @blp.response(200, AssessmentSchema(many=True))
-@blp.doc(security=BEARER)
 @login_required()
 def list_assessments():
     """Your organisation's assessments (recruiters) or the ones you started (candidates)."""
@@ -45,7 +48,6 @@ def list_assessments():
 @blp.route("/suggestions")
 @blp.arguments(SuggestQuerySchema, location="query")
 @blp.response(200, SuggestionSchema)
-@blp.doc(security=BEARER)
 @login_required(Role.RECRUITER)
 def suggestions(query):
     """The tasks that best cover a job's required skills."""
@@ -54,7 +56,6 @@ def suggestions(query):
 
 @blp.route("/<int:assessment_id>")
 @blp.response(200, AssessmentDetailSchema)
-@blp.doc(security=BEARER)
 @login_required()
 def get_assessment(assessment_id):
     """One assessment; recruiters see its invitations, a candidate their own start and deadline."""
@@ -72,7 +73,6 @@ def get_assessment(assessment_id):
 
 @blp.route("/<int:assessment_id>", methods=["DELETE"])
 @blp.response(204)
-@blp.doc(security=BEARER)
 @login_required(Role.RECRUITER)
 def delete_assessment(assessment_id):
     """Delete an assessment with its invitations and submissions."""
@@ -80,9 +80,8 @@ def delete_assessment(assessment_id):
 
 
 @blp.route("/<int:assessment_id>/invitations", methods=["POST"])
-@blp.arguments(InviteRequestSchema)
+@blp.arguments(InviteRequestSchema, example={"email": "ada@example.com"})
 @blp.response(201, InviteResultSchema)
-@blp.doc(security=BEARER)
 @login_required(Role.RECRUITER)
 def invite(data, assessment_id):
     """Invite a candidate by e-mail: a single-use link, e-mailed when SMTP is set up, shown once."""
@@ -97,7 +96,6 @@ def invite(data, assessment_id):
 @blp.arguments(ResultsQuerySchema, location="query")
 @blp.response(200, ResultsSchema)
 @blp.alt_response(200, description="CSV with ?format=csv", content_type="text/csv")
-@blp.doc(security=BEARER)
 @login_required(Role.RECRUITER)
 def results_of(query, assessment_id):
     """Per candidate and task: the best submission's verdict, score and time, with review flags."""
@@ -121,7 +119,6 @@ def preview(token):
 
 @invitations_blp.route("/<token>/accept", methods=["POST"])
 @invitations_blp.response(200, AcceptResultSchema)
-@invitations_blp.doc(security=BEARER)
 @login_required()
 def accept(token):
     """Start the assessment as the signed-in candidate: the clock starts now."""
@@ -132,7 +129,6 @@ def accept(token):
 
 @candidates_blp.route("/<int:candidate_id>/profile")
 @candidates_blp.response(200, ProfileSchema)
-@candidates_blp.doc(security=BEARER)
 @login_required()
 def profile(candidate_id):
     """Verified skills with level and evidence, and claimed skills apart (the candidate, and
@@ -145,9 +141,8 @@ class ResumeUploadSchema(Schema):
 
 
 @candidates_blp.route("/<int:candidate_id>/resume", methods=["POST"])
-@candidates_blp.arguments(ResumeUploadSchema, location="files")
+@candidates_blp.arguments(ResumeUploadSchema, location="files", example={"file": PROFILE_EXAMPLE})
 @candidates_blp.response(200, ProfileSchema)
-@candidates_blp.doc(security=BEARER)
 @login_required()
 def upload_resume(files, candidate_id):
     """Your résumé as a file: its text becomes your profile text and the skills it names your
@@ -166,7 +161,6 @@ def upload_resume(files, candidate_id):
 
 @candidates_blp.route("/<int:candidate_id>/profile", methods=["DELETE"])
 @candidates_blp.response(204)
-@candidates_blp.doc(security=BEARER)
 @login_required()
 def delete_profile(candidate_id):
     """Delete your profile text and the claims read from it (verified skills stay)."""
@@ -174,9 +168,8 @@ def delete_profile(candidate_id):
 
 
 @candidates_blp.route("/<int:candidate_id>/profile", methods=["PUT"])
-@candidates_blp.arguments(ProfileTextSchema)
+@candidates_blp.arguments(ProfileTextSchema, example={"text": PROFILE_EXAMPLE})
 @candidates_blp.response(200, ProfileSchema)
-@candidates_blp.doc(security=BEARER)
 @login_required()
 def save_profile(data, candidate_id):
     """Your profile or résumé text: the skills it names become claimed skills (empty deletes it)."""

@@ -104,7 +104,6 @@ class FittingJobsSchema(Schema):
 @login_required(Role.CANDIDATE)
 @blp.response(201, ApplicationSchema)
 @blp.alt_response(200, schema=ApplicationSchema, description="already applied: the same application")
-@blp.doc(security=[{"bearerAuth": []}])
 def apply(job_id):
     """Apply to a job: the organisation's recruiters may then rank you and read your profile."""
     application, new = matching.apply(api_user(), job_id)
@@ -115,7 +114,6 @@ def apply(job_id):
 @login_required(Role.RECRUITER, Role.ADMIN)
 @blp.arguments(TopSchema, location="query")
 @blp.response(200, RankedCandidatesSchema)
-@blp.doc(security=[{"bearerAuth": []}])
 def candidates(query, job_id):
     """The organisation's candidates (applied or invited) ranked for this job, with reasons."""
     return matching.ranked_candidates(api_user(), job_id, query["top"])
@@ -125,7 +123,6 @@ def candidates(query, job_id):
 @login_required()
 @blp.arguments(TopSchema, location="query")
 @blp.response(200, FittingJobsSchema)
-@blp.doc(security=[{"bearerAuth": []}])
 def fitting_jobs(query, candidate_id):
     """The jobs that fit you best, with the reasons and what would raise each score."""
     return matching.best_jobs(api_user(), candidate_id, query["top"])
@@ -134,7 +131,6 @@ def fitting_jobs(query, candidate_id):
 @blp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report", methods=["GET"])
 @login_required()
 @blp.response(200, RankedCandidateSchema)
-@blp.doc(security=[{"bearerAuth": []}])
 def report(job_id, candidate_id):
     """One candidate's match report for a job (the job's recruiters, or the candidate)."""
     result, _ = matching.match_report(api_user(), job_id, candidate_id)
@@ -144,7 +140,6 @@ def report(job_id, candidate_id):
 @blp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report.pdf", methods=["GET"])
 @login_required()
 @blp.response(200, content_type="application/pdf", description="a one-page PDF of the match report")
-@blp.doc(security=[{"bearerAuth": []}])
 def report_pdf(job_id, candidate_id):
     """The match report as a one-page PDF."""
     result, job = matching.match_report(api_user(), job_id, candidate_id)

@@ -76,8 +76,12 @@ class StepSchema(Schema):
     done = fields.Boolean(required=True)
 
 
+ROADMAP_EXAMPLE = {"target": "software_optimization", "level": "mid", "location": "Austin, TX",
+                   "hours_per_week": 10}
+
+
 @blp.route("/roadmap", methods=["POST"])
-@blp.arguments(RoadmapRequestSchema)
+@blp.arguments(RoadmapRequestSchema, example=ROADMAP_EXAMPLE)
 @blp.response(200, RoadmapSchema)
 def roadmap(data):
     """A roadmap to a target. Anyone may ask; with a token, your verified skills are skipped."""
@@ -87,7 +91,6 @@ def roadmap(data):
 @blp.route("/roadmaps", methods=["GET"])
 @login_required()
 @blp.response(200, SavedRoadmapSchema(many=True))
-@blp.doc(security=[{"bearerAuth": []}])
 def saved():
     """Your saved roadmaps, newest first."""
     return roadmaps.mine(api_user())
@@ -95,9 +98,8 @@ def saved():
 
 @blp.route("/roadmaps", methods=["POST"])
 @login_required()
-@blp.arguments(RoadmapRequestSchema)
+@blp.arguments(RoadmapRequestSchema, example=ROADMAP_EXAMPLE)
 @blp.response(201, SavedRoadmapSchema)
-@blp.doc(security=[{"bearerAuth": []}])
 def save(data):
     """Compute and save a roadmap (the profile text is used, not stored)."""
     return roadmaps.save(api_user(), data)
@@ -106,7 +108,6 @@ def save(data):
 @blp.route("/roadmaps/<int:roadmap_id>", methods=["GET"])
 @login_required()
 @blp.response(200, SavedRoadmapSchema)
-@blp.doc(security=[{"bearerAuth": []}])
 def one(roadmap_id):
     """One of your saved roadmaps."""
     return roadmaps.owned(api_user(), roadmap_id)
@@ -115,7 +116,6 @@ def one(roadmap_id):
 @blp.route("/roadmaps/<int:roadmap_id>", methods=["DELETE"])
 @login_required()
 @blp.response(204)
-@blp.doc(security=[{"bearerAuth": []}])
 def remove(roadmap_id):
     """Delete one of your saved roadmaps."""
     roadmaps.delete(api_user(), roadmap_id)
@@ -123,9 +123,8 @@ def remove(roadmap_id):
 
 @blp.route("/roadmaps/<int:roadmap_id>/steps/<string:skill>", methods=["PUT"])
 @login_required()
-@blp.arguments(StepSchema)
+@blp.arguments(StepSchema, example={"done": True})
 @blp.response(200, SavedRoadmapSchema)
-@blp.doc(security=[{"bearerAuth": []}])
 def step(data, roadmap_id, skill):
     """Tick a step off (done: true) or undo it."""
     if len(skill) > 80:
@@ -136,7 +135,6 @@ def step(data, roadmap_id, skill):
 @blp.route("/roadmaps/<int:roadmap_id>/pdf", methods=["GET"])
 @login_required()
 @blp.response(200, content_type="application/pdf", description="a one-page PDF of the roadmap")
-@blp.doc(security=[{"bearerAuth": []}])
 def pdf(roadmap_id):
     """One of your saved roadmaps as a one-page PDF."""
     saved = roadmaps.owned(api_user(), roadmap_id)

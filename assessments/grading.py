@@ -1,8 +1,9 @@
 """Grade one submission by id: claim it, judge it, store one final status.
 
 Runs in the web process (local queue) and in Celery workers on other machines, so it needs
-only SQLAlchemy, the database driver and the judge: no Flask, no models. `SUBMISSIONS` mirrors
-the columns of `assessments.models.Submission` it touches (a test keeps them in step).
+only SQLAlchemy, the database driver, the judge and prometheus_client (assessments/metrics.py):
+no Flask, no models. `SUBMISSIONS` mirrors the columns of `assessments.models.Submission` it
+touches (a test keeps them in step).
 
 Exactly one final status: every grading attempt takes a fresh claim; only the holder of the
 latest claim may write the result, so a worker presumed dead that wakes up later changes
@@ -12,11 +13,14 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from datetime import datetime, timezone
 
 from sqlalchemy import (JSON, Boolean, Column, DateTime, Float, Integer, MetaData, String, Table,
                         Text, select, update)
 from sqlalchemy.engine import Engine
+
+from . import metrics
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +109,7 @@ def grade(engine: Engine, submission_id: int, *, judge_options: dict | None = No
                       message=f"grading was interrupted {MAX_ATTEMPTS} times (the worker stopped); "
                               "it was not retried again: submit once more")
         return "failed" if done else None
+    started = time.monotonic()
     try:
         from assessments.judge import judge
 
@@ -115,7 +120,10 @@ def grade(engine: Engine, submission_id: int, *, judge_options: dict | None = No
     except Exception as exc:  # a final status even when the judge itself breaks
         log.exception("grading submission %s failed", submission_id)
         values = {"status": "failed", "message": f"grading failed: {type(exc).__name__}: {exc}"[:2000]}
-    return values["status"] if finish(engine, submission_id, job["claim"], **values) else None
+    if not finish(engine, submission_id, job["claim"], **values):
+        return None
+    metrics.graded(job, values, time.monotonic() - started)
+    return values["status"]
 
 
 def pending_ids(engine: Engine) -> list[tuple[int, str]]:

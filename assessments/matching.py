@@ -96,7 +96,7 @@ def ranked_candidates(reader: User, job_id: int, top: int = 10) -> dict:
     ids = organisation_candidates(job.organisation_id)
     candidates = candidates_of(ids)
     tax = load_taxonomy()
-    target = MatchJob.from_parse(job.parse)
+    target = MatchJob.from_parse(job.facts)
     best = rank(CandidatePool.build(candidates, tax), target, top=min(top, MAX_TOP))
     by_id = {c.id: c for c in candidates}
     names = _names(cid for cid, _ in best)
@@ -120,7 +120,7 @@ def best_jobs(reader: User, candidate_id: int, top: int = 10) -> dict:
     tax = load_taxonomy()
     practice = practice_map()
     jobs = list(db.session.scalars(select(Job).order_by(Job.id)))
-    scored = [(match(candidate, MatchJob.from_parse(job.parse), tax, practice), job) for job in jobs]
+    scored = [(match(candidate, MatchJob.from_parse(job.facts), tax, practice), job) for job in jobs]
     scored.sort(key=lambda pair: (-pair[0]["score"], pair[1].id))
     applied = set(db.session.scalars(select(JobApplication.job_id).where(
         JobApplication.candidate_id == candidate_id)))
@@ -149,6 +149,6 @@ def match_report(reader: User, job_id: int, candidate_id: int) -> tuple[dict, Jo
     if db.session.get(User, candidate_id) is None:
         raise AssessmentError("no such candidate", status=404, field="candidate_id")
     candidate = candidates_of([candidate_id])[0]
-    report = match(candidate, MatchJob.from_parse(job.parse), load_taxonomy(), practice_map())
+    report = match(candidate, MatchJob.from_parse(job.facts), load_taxonomy(), practice_map())
     report["display_name"] = _names([candidate_id]).get(candidate_id)
     return report, job

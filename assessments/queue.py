@@ -59,6 +59,13 @@ class LocalQueue:
         self.start()
         self._jobs.put(submission_id)
 
+    def problem(self) -> str | None:
+        """Why grading cannot proceed now, or None (for /healthz)."""
+        alive = sum(thread.is_alive() for thread in self._threads)
+        if alive < self.workers:
+            return f"{alive} of {self.workers} grading workers running"
+        return None
+
     def stop(self, timeout: float | None = 30, drain: bool = True) -> None:
         """Stop the workers after the queued work (`drain`) or after their current grade; work
         left queued stays `queued` in the database and is recovered at the next start."""

@@ -78,7 +78,7 @@ def plan(user: User | None, data: dict) -> dict:
         if job is None:
             raise AssessmentError("no such job", status=404, field="target")
         skills = [(s["id"], s.get("need") or ("required" if s.get("required") else "preferred"))
-                  for s in job.parse.get("skills", [])]
+                  for s in job.facts.get("skills", [])]
         track = job.primary_track
         about = {"kind": "job", "job_id": job.id, "title": job.title, "track": track}
         level = SENIORITY_LEVEL.get(job.seniority or "", level)

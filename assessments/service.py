@@ -51,7 +51,7 @@ def _recruiter(user: User) -> None:
 
 def suggest_tasks(job: Job, limit: int = 3) -> list[str]:
     """Tasks covering the job's required skills best, then any of its skills."""
-    skills = job.parse.get("skills", []) if job.parse else []
+    skills = job.facts.get("skills", [])
     required = [s["id"] for s in skills if s.get("required")]
     return (catalog.tasks_for_skills(required, limit)
             or catalog.tasks_for_skills([s["id"] for s in skills], limit))

@@ -16,7 +16,7 @@ from celery import Celery
 
 import settings
 
-from . import grading
+from . import grading, metrics
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 # Longer than the slowest grade (the judge's wall limits plus a GPU lock wait), so a healthy
@@ -50,6 +50,7 @@ def make_celery(config: Mapping | None = None) -> Celery:
 
 
 celery = make_celery()
+metrics.serve_worker_metrics()  # on WORKER_METRICS_ADDR when set
 _engine = None
 
 

@@ -13,13 +13,22 @@ from .schemas import (JobCreateSchema, JobPageSchema, JobQuerySchema, JobSchema,
 blp = Blueprint("jobs", __name__, url_prefix="/api/v1/jobs",
                 description="Job descriptions parsed into the GPU skill taxonomy")
 
+# The request bodies' examples in the OpenAPI document (and the docs page's "Try it out").
+POSTING_EXAMPLE = """Senior CUDA Engineer
+Requirements:
+- 5+ years of C++ and CUDA kernel optimization
+- NCCL and multi-GPU training
+Nice to have: Triton, Nsight Compute.
+Salary: $180,000 - $220,000 per year."""
+JOB_EXAMPLE = {"title": "Senior CUDA Engineer", "location": "Austin, TX", "text": POSTING_EXAMPLE}
+
 
 def _refuse(err: service.JobError):
     abort(err.status, message=err.message, field=err.field)
 
 
 @blp.route("/parse", methods=["POST"])
-@blp.arguments(ParseRequestSchema)
+@blp.arguments(ParseRequestSchema, example={"title": "Senior CUDA Engineer", "text": POSTING_EXAMPLE})
 @blp.response(200, ParseSchema)
 def parse(data):
     """Parse a job description (nothing is stored)."""
@@ -31,7 +40,7 @@ def parse(data):
 
 @blp.route("")
 class Jobs(MethodView):
-    @blp.arguments(JobQuerySchema, location="query")
+    @blp.arguments(JobQuerySchema, location="query", unknown=None)  # Meta.unknown: RAISE
     @blp.response(200, JobPageSchema)
     def get(self, query):
         """List jobs, newest first; filter by track, skill id or free text."""
@@ -43,9 +52,8 @@ class Jobs(MethodView):
                 "pages": (total + per_page - 1) // per_page}
 
     @login_required(Role.RECRUITER)
-    @blp.arguments(JobCreateSchema)
+    @blp.arguments(JobCreateSchema, example=JOB_EXAMPLE)
     @blp.response(201, JobSchema)
-    @blp.doc(security=[{"bearerAuth": []}])
     def post(self, data):
         """Store a job for the recruiter's organisation, with its parse."""
         user = api_user()
@@ -64,9 +72,8 @@ class JobItem(MethodView):
             _refuse(err)
 
     @login_required(Role.RECRUITER, Role.ADMIN)
-    @blp.arguments(JobUpdateSchema)
+    @blp.arguments(JobUpdateSchema, example={"location": "Remote (US)"})
     @blp.response(200, JobSchema)
-    @blp.doc(security=[{"bearerAuth": []}])
     def put(self, data, job_id):
         """Change a job of your organisation; a new text is parsed again."""
         try:
@@ -76,7 +83,6 @@ class JobItem(MethodView):
 
     @login_required(Role.RECRUITER, Role.ADMIN)
     @blp.response(204)
-    @blp.doc(security=[{"bearerAuth": []}])
     def delete(self, job_id):
         """Delete a job of your organisation."""
         try:

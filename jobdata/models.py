@@ -28,8 +28,32 @@ class Job(db.Model):
     seniority: Mapped[str | None] = mapped_column(String(20))
     min_years: Mapped[int | None]
     degree: Mapped[str | None] = mapped_column(String(20))
+    workplace: Mapped[str | None] = mapped_column(String(10), index=True)
+    # Posted pay per year in the posting's currency, for filtering by salary in SQL.
+    salary_low: Mapped[float | None]
+    salary_high: Mapped[float | None]
+    salary_currency: Mapped[str | None] = mapped_column(String(3))
+    # What the organisation's recruiters corrected in the parse ({field: value}); applied over
+    # every new parse of the text. See jobdata/edits.py.
+    overrides: Mapped[dict | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    @property
+    def facts(self) -> dict:
+        """The parse with the organisation's corrections (jobdata/edits.py)."""
+        from .edits import corrected
+
+        return corrected(self.parse or {}, self.overrides)
+
+    @property
+    def salary(self) -> dict | None:
+        return self.facts.get("salary")
+
+    @property
+    def is_example(self) -> bool:
+        """A shipped starter job, not a real opening."""
+        return bool(self.source)
 
     organisation: Mapped[Organisation] = relationship()
     skills: Mapped[list["JobSkill"]] = relationship(

@@ -1,10 +1,13 @@
 """Request and response shapes for the jobs API."""
 from flask import current_app
-from marshmallow import Schema, ValidationError, fields, validate, validates
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates, validates_schema
 
 from skillmap.parse import is_blank
+from skillmap.salary import CURRENCIES
 from skillmap.sections import NEEDS
+from skillmap.seniority import LEVELS as SENIORITY_LEVELS
 from skillmap.taxonomy import TRACKS, load_taxonomy
+from skillmap.workplace import WORKPLACES
 from web.fields import UtcDateTime
 
 
@@ -89,6 +92,9 @@ class ParseSchema(Schema):
     seniority = fields.String(allow_none=True, metadata={
         "enum": ["junior", "mid", "senior", "staff_principal", None],
         "description": "from the title first, then the years; null when neither says"})
+    workplace = fields.String(allow_none=True, metadata={
+        "enum": ["remote", "hybrid", "onsite", None],
+        "description": "where the work happens, as the posting states it; null when it does not"})
     parser_version = fields.Integer()
 
 
@@ -113,18 +119,28 @@ class JobSummarySchema(Schema):
     seniority = fields.String(allow_none=True)
     min_years = fields.Integer(allow_none=True)
     degree = fields.String(allow_none=True)
-    salary = fields.Function(lambda j: j.parse.get("salary"))
+    workplace = fields.String(allow_none=True, metadata={"enum": ["remote", "hybrid", "onsite", None]})
+    salary = fields.Function(lambda j: j.salary, metadata={
+        "description": "posted pay as parsed, or as the organisation corrected it"})
     skills = fields.Function(lambda j: [s.skill_id for s in j.skills])
+    example = fields.Function(lambda j: j.is_example, metadata={
+        "description": "true for the shipped starter jobs: examples, not real openings"})
     created_at = UtcDateTime()
 
 
 class JobSchema(JobSummarySchema):
     text = fields.String()
-    parse = fields.Nested(ParseSchema)
+    parse = fields.Nested(ParseSchema, metadata={
+        "description": "the parser's reading of the text; the fields above include corrections"})
+    corrected = fields.Function(lambda j: sorted(j.overrides or {}), metadata={
+        "description": "the fields the organisation corrected by hand (skills: some skills)"})
     updated_at = UtcDateTime()
 
 
 class JobQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE  # a misspelt filter (?tracks=) is an error, not a silent "all jobs"
+
     track = fields.String(validate=validate.OneOf(TRACKS))
     # Items are checked together in _known_skill: per-item errors would key the error body by
     # list index, mixing integer and text keys in the JSON answer.
@@ -133,6 +149,18 @@ class JobQuerySchema(Schema):
                                                  "(skill=cuda&skill=nccl: jobs naming both)"})
     q = fields.String(validate=validate.Length(min=1, max=200))
     organisation = fields.Integer(validate=validate.Range(min=1))
+    seniority = fields.String(validate=validate.OneOf(SENIORITY_LEVELS))
+    workplace = fields.String(validate=validate.OneOf(WORKPLACES), metadata={
+        "description": "remote, hybrid or onsite, as the posting states it"})
+    location = fields.String(validate=validate.Length(min=1, max=200), metadata={
+        "description": "part of the job's location, any case (\"austin\", \"CA\")"})
+    min_salary = fields.Integer(validate=validate.Range(min=0, max=100_000_000), metadata={
+        "description": "yearly pay in `currency` the posted range reaches; hourly pay counts "
+                       "2,080 hours a year. Jobs posting no pay do not match"})
+    max_salary = fields.Integer(validate=validate.Range(min=0, max=100_000_000), metadata={
+        "description": "yearly pay in `currency` the posted range starts at or below"})
+    currency = fields.String(load_default="USD", validate=validate.OneOf(CURRENCIES), metadata={
+        "description": "ISO 4217 code of the salary filters"})
     page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100_000))
     per_page = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
 
@@ -141,6 +169,12 @@ class JobQuerySchema(Schema):
         unknown = [v for v in value if v not in load_taxonomy()]
         if unknown:
             raise ValidationError(f"unknown skill id {unknown[0][:80]!r} (GET /api/v1/skills?q= finds ids)")
+
+    @validates_schema
+    def _salary_range(self, data, **_):
+        if data.get("min_salary") is not None and data.get("max_salary") is not None \
+                and data["min_salary"] > data["max_salary"]:
+            raise ValidationError("must not be below min_salary", field_name="max_salary")
 
 
 class JobPageSchema(Schema):

@@ -9,6 +9,7 @@ from accounts.models import Role, User
 from extensions import db
 from skillmap.parse import PARSER_VERSION, parse_job
 
+from .edits import effective, yearly_salary
 from .models import Job, JobSkill
 
 
@@ -19,14 +20,26 @@ class JobError(Exception):
 
 
 def _apply_parse(job: Job) -> None:
-    parsed = parse_job(job.text, title=job.title)
-    job.parse = parsed
-    job.primary_track = parsed["primary_track"]
-    job.seniority = parsed["seniority"]
-    job.min_years = parsed["min_years"]
-    job.degree = parsed["degree"]
-    job.skills = [JobSkill(skill_id=s["id"], required=s["required"], need=s["need"])
-                  for s in parsed["skills"]]
+    job.parse = parse_job(job.text, title=job.title)
+    apply_facts(job)
+
+
+def apply_facts(job: Job) -> None:
+    """Copy the job's facts (parse and corrections, jobdata/edits.py) to its filter columns."""
+    facts = effective(job.parse, job.overrides)
+    job.primary_track = facts["primary_track"]
+    job.seniority = facts["seniority"]
+    job.min_years = facts["min_years"]
+    job.degree = facts["degree"]
+    job.workplace = facts["workplace"]
+    job.salary_low, job.salary_high, job.salary_currency = yearly_salary(facts["salary"])
+    wanted = facts["skills"]
+    kept = [row for row in job.skills if row.skill_id in wanted]
+    for row in kept:  # update rows in place: a replaced row with the same key fails to flush
+        row.need, row.required = wanted[row.skill_id], wanted[row.skill_id] == "required"
+    have = {row.skill_id for row in kept}
+    job.skills = kept + [JobSkill(skill_id=sid, need=need, required=need == "required")
+                         for sid, need in wanted.items() if sid not in have]
 
 
 def reparse_jobs(all_jobs: bool = False, batch: int = 200) -> tuple[int, int]:
@@ -48,9 +61,11 @@ def reparse_jobs(all_jobs: bool = False, batch: int = 200) -> tuple[int, int]:
 
 
 def create_job(organisation_id: int, title: str, text: str, location: str | None = None,
-               created_by: User | None = None, source: str | None = None) -> Job:
+               created_by: User | None = None, source: str | None = None,
+               overrides: dict | None = None) -> Job:
     job = Job(organisation_id=organisation_id, title=title, text=text, location=location,
-              created_by_id=created_by.id if created_by else None, source=source)
+              created_by_id=created_by.id if created_by else None, source=source,
+              overrides=overrides or None)
     _apply_parse(job)
     db.session.add(job)
     db.session.commit()
@@ -78,8 +93,12 @@ def update_job(user: User, job_id: int, changes: dict) -> Job:
     for key in ("title", "location", "text"):
         if key in changes:
             setattr(job, key, changes[key])
+    if "overrides" in changes:
+        job.overrides = changes["overrides"] or None
     if "text" in changes or "title" in changes:
         _apply_parse(job)
+    elif "overrides" in changes:
+        apply_facts(job)
     db.session.commit()
     return job
 
@@ -93,20 +112,37 @@ def delete_job(user: User, job_id: int) -> None:
 
 
 def list_jobs(track: str | None = None, skill=None, q: str | None = None,
-              organisation_id: int | None = None, page: int = 1, per_page: int = 20):
-    """A page of jobs, newest first, and the total count matching the filters."""
+              organisation_id: int | None = None, seniority: str | None = None,
+              workplace: str | None = None, location: str | None = None,
+              min_salary: float | None = None, max_salary: float | None = None,
+              currency: str = "USD", page: int = 1, per_page: int = 20):
+    """A page of jobs, newest first, and the total count matching the filters.
+
+    A salary filter keeps jobs posting pay in `currency` (per year) that reaches `min_salary`
+    and starts at or below `max_salary`; jobs without posted pay do not match it."""
     query = select(Job)
     if track:
         query = query.where(Job.primary_track == track)
+    if seniority:
+        query = query.where(Job.seniority == seniority)
+    if workplace:
+        query = query.where(Job.workplace == workplace)
+    if location:
+        query = query.where(func.lower(Job.location).like(f"%{_escape_like(location)}%",
+                                                          escape="\\"))
+    if min_salary is not None or max_salary is not None:
+        query = query.where(Job.salary_currency == currency)
+        if min_salary is not None:
+            query = query.where(Job.salary_high >= min_salary)
+        if max_salary is not None:
+            query = query.where(Job.salary_low <= max_salary)
     # Several skills: a job must name every one of them.
     for skill_id in ([skill] if isinstance(skill, str) else list(skill or ())):
         query = query.where(Job.id.in_(select(JobSkill.job_id).where(JobSkill.skill_id == skill_id)))
     if organisation_id:
         query = query.where(Job.organisation_id == organisation_id)
     if q:
-        # Escape LIKE wildcards so a search for "50%" means the text "50%".
-        escaped = q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{escaped}%"
+        pattern = f"%{_escape_like(q)}%"
         query = query.where(or_(*(func.lower(column).like(pattern, escape="\\")
                                   for column in (Job.title, Job.text, Job.location))))
     total = db.session.scalar(select(func.count()).select_from(query.subquery()))
@@ -116,13 +152,18 @@ def list_jobs(track: str | None = None, skill=None, q: str | None = None,
     return rows, total
 
 
+def _escape_like(text: str) -> str:
+    """Lower-cased, with LIKE wildcards escaped: a search for "50%" means the text "50%"."""
+    return text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def salary_postings() -> list[dict]:
     """Stored jobs that post a salary, as the salary module reads them."""
     rows = db.session.execute(select(Job.id, Job.title, Job.primary_track, Job.seniority, Job.parse,
-                                     Job.created_at)).all()
+                                     Job.overrides, Job.created_at)).all()
     out = []
-    for job_id, title, track, seniority, parse, created_at in rows:
-        salary = (parse or {}).get("salary")
+    for job_id, title, track, seniority, parse, overrides, created_at in rows:
+        salary = effective(parse or {}, overrides)["salary"]
         if salary:
             if created_at is not None and created_at.tzinfo is None:
                 created_at = created_at.replace(tzinfo=timezone.utc)  # stored as UTC

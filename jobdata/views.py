@@ -1,27 +1,166 @@
-"""Job pages: the list with filters and one job's parse."""
-from flask import Blueprint, abort, render_template, request
+"""Job pages: the list with filters, one job's parse, and the recruiters' pages: their
+organisation's jobs, posting a job from a pasted description (read, correct, save), editing
+and deleting."""
+from __future__ import annotations
 
-from skillmap.taxonomy import TRACKS
+import json
+
+from flask import (Blueprint, abort, flash, redirect, render_template, request,
+                   url_for)
+from flask_login import current_user, login_required
+from marshmallow import ValidationError
+
+from accounts.models import Role
+from skillmap.parse import parse_job
 
 from . import service
+from .edits import corrections, effective
+from .job_form import read_facts, read_filters, shown_facts
+from .schemas import check_posting_text
 
 bp = Blueprint("jobs_pages", __name__, url_prefix="/jobs")
+PER_PAGE = 25
 
 
 @bp.route("/")
 def index():
-    track = request.args.get("track") if request.args.get("track") in TRACKS else None
-    q = (request.args.get("q") or "").strip()[:200] or None
+    filters, errors = read_filters(request.args)
     page = max(1, request.args.get("page", 1, type=int) or 1)
-    rows, total = service.list_jobs(track=track, q=q, page=page, per_page=25)
-    return render_template("jobs/index.html", jobs=rows, total=total, page=page, track=track,
-                           q=q or "", tracks=TRACKS, pages=(total + 24) // 25)
+    rows, total = ([], 0) if errors else service.list_jobs(**filters, page=page, per_page=PER_PAGE)
+    args = {k: v for k, v in request.args.to_dict(flat=False).items() if k != "page"}
+    return render_template("jobs/index.html", jobs=rows, total=total, page=page,
+                           pages=(total + PER_PAGE - 1) // PER_PAGE, args=args,
+                           form=request.args, errors=errors), (422 if errors else 200)
 
 
 @bp.route("/<int:job_id>")
 def detail(job_id):
+    return render_template("jobs/detail.html", job=_job_or_404(job_id))
+
+
+def _job_or_404(job_id: int):
     try:
-        job = service.get_job(job_id)
+        return service.get_job(job_id)
     except service.JobError:
         abort(404)
-    return render_template("jobs/detail.html", job=job)
+
+
+def _recruiter():
+    """The signed-in recruiter with an organisation, or 403."""
+    if not (current_user.has_role(Role.RECRUITER) and current_user.organisation_id):
+        abort(403)
+    return current_user
+
+
+def _own_job(job_id: int):
+    job = _job_or_404(job_id)
+    if not service.can_change(current_user, job):
+        abort(404)  # another organisation's job: not theirs to know about from here
+    return job
+
+
+@bp.route("/mine")
+@login_required
+def mine():
+    user = _recruiter()
+    page = max(1, request.args.get("page", 1, type=int) or 1)
+    rows, total = service.list_jobs(organisation_id=user.organisation_id, page=page,
+                                    per_page=PER_PAGE)
+    return render_template("jobs/mine.html", jobs=rows, total=total, page=page,
+                           pages=(total + PER_PAGE - 1) // PER_PAGE)
+
+
+def _posting(form) -> tuple[dict, dict]:
+    """Title, location and text from a form, checked like the API checks them."""
+    posting = {"title": form.get("title", "").strip(), "location": form.get("location", "").strip(),
+               "text": form.get("text", "")}
+    errors = {}
+    if not posting["title"]:
+        errors["title"] = "give the job a title"
+    elif len(posting["title"]) > 200:
+        errors["title"] = "title must be at most 200 characters"
+    if len(posting["location"]) > 200:
+        errors["location"] = "location must be at most 200 characters"
+    try:
+        check_posting_text(posting["text"])
+    except ValidationError as err:
+        errors["text"] = "the description " + err.messages[0]
+    return posting, errors
+
+
+def _edit_page(template: str, posting: dict, facts: dict, parse: dict, errors: dict,
+               job=None, status: int = 200):
+    return render_template(template, posting=posting, facts=facts, parse=parse, errors=errors,
+                           job=job, shown=json.dumps(facts, sort_keys=True)), status
+
+
+@bp.route("/new", methods=["GET", "POST"])
+@login_required
+def new():
+    user = _recruiter()
+    if request.method == "GET":
+        return render_template("jobs/new.html", posting={}, errors={})
+    posting, errors = _posting(request.form)
+    if errors or request.form.get("step") == "back":
+        return render_template("jobs/new.html", posting=posting, errors=errors), (422 if errors else 200)
+    parse = parse_job(posting["text"], title=posting["title"])
+    parsed = effective(parse, None)
+    if request.form.get("step") != "save":  # first reading: show the parse to correct
+        return _edit_page("jobs/review.html", posting, parsed, parse, {})
+    facts, errors = read_facts(request.form)
+    shown = shown_facts(request.form) or parsed
+    if errors:
+        return _edit_page("jobs/review.html", posting, {**shown, **_kept(facts, errors)}, parse,
+                          errors, status=422)
+    job = service.create_job(user.organisation_id, posting["title"], posting["text"],
+                             location=posting["location"] or None, created_by=user,
+                             overrides=corrections(facts, shown, parsed, None))
+    flash(f"Saved “{job.title}”.", "ok")
+    return redirect(url_for(".detail", job_id=job.id))
+
+
+def _kept(facts: dict, errors: dict) -> dict:
+    """The submitted facts minus the fields in error, shown back in the form."""
+    return {k: v for k, v in facts.items() if k not in errors}
+
+
+@bp.route("/<int:job_id>/edit", methods=["GET", "POST"])
+@login_required
+def edit(job_id):
+    job = _own_job(job_id)
+    facts_now = effective(job.parse, job.overrides)
+    if request.method == "GET":
+        posting = {"title": job.title, "location": job.location or "", "text": job.text}
+        return _edit_page("jobs/edit.html", posting, facts_now, job.facts, {}, job=job)
+    posting, errors = _posting(request.form)
+    facts, fact_errors = read_facts(request.form)
+    errors.update(fact_errors)
+    shown = shown_facts(request.form) or facts_now
+    if errors:
+        return _edit_page("jobs/edit.html", posting, {**shown, **_kept(facts, errors)},
+                          job.facts, errors, job=job, status=422)
+    text_changed = posting["text"] != job.text or posting["title"] != job.title
+    parsed = effective(parse_job(posting["text"], title=posting["title"]), None) \
+        if text_changed else effective(job.parse, None)
+    changes = {"title": posting["title"], "location": posting["location"] or None,
+               "overrides": corrections(facts, shown, parsed, job.overrides)}
+    if text_changed:
+        changes["text"] = posting["text"]
+    try:
+        service.update_job(current_user, job.id, changes)
+    except service.JobError as err:
+        abort(err.status)
+    flash("Changes saved.", "ok")
+    return redirect(url_for(".detail", job_id=job.id))
+
+
+@bp.route("/<int:job_id>/delete", methods=["GET", "POST"])
+@login_required
+def delete(job_id):
+    job = _own_job(job_id)
+    if request.method == "GET":
+        return render_template("jobs/delete.html", job=job)
+    title = job.title
+    service.delete_job(current_user, job.id)
+    flash(f"Deleted “{title}”.", "ok")
+    return redirect(url_for(".mine"))

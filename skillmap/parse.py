@@ -8,9 +8,10 @@ from __future__ import annotations
 from .seniority import seniority
 from .taxonomy import DEFAULT_PATH, TRACKS, load_taxonomy
 from .tracks import TEXT_WEIGHT, blend, has_gpu_content, rounded_scores, taxonomy_scores
+from .workplace import workplace
 
 # Bump when the parse of the same text changes, so stored jobs can be parsed again.
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 
 
 class ParseError(ValueError):
@@ -88,6 +89,7 @@ def _result(doc, text: str, title: str | None) -> dict:
         "degree": doc.user_data["degree"],
         "salary": doc.user_data["salary"],
         "seniority": seniority(heading or None, years),
+        "workplace": workplace(text),
         "parser_version": PARSER_VERSION,
     }
 

@@ -15,6 +15,7 @@ _SYMBOLS = {"US$": "USD", "CA$": "CAD", "C$": "CAD", "A$": "AUD", "AU$": "AUD", 
             "$": "USD", "€": "EUR", "£": "GBP", "₹": "INR", "¥": "JPY", "Rs.": "INR", "Rs": "INR",
             "zł": "PLN"}
 _CODES = "USD|EUR|GBP|CAD|INR|AUD|CHF|JPY|SGD|ILS|SEK|NOK|DKK|PLN|CNY|TWD|KRW|NZD|HKD"
+CURRENCIES = tuple(_CODES.split("|"))  # every currency a salary can be read in
 _SYMBOL_RE = "|".join(re.escape(s) for s in sorted(_SYMBOLS, key=len, reverse=True))
 
 _NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{2,3})+(?:\.\d+)?|(?<![\w.,])\d{1,3}(?:\.\d{3})+(?![\d,])"

@@ -146,3 +146,17 @@ def search_skills(taxonomy: Taxonomy, query: str | None, limit: int = 20) -> lis
             continue
         ranked.append((rank, position, skill))
     return [skill for _, _, skill in sorted(ranked, key=lambda r: r[:2])][:limit]
+
+
+def find_skill(taxonomy: Taxonomy, text: str) -> Skill | None:
+    """The skill `text` names exactly: its id, its name or one of its aliases, any case."""
+    wanted = " ".join(text.split()).lower()
+    if not wanted:
+        return None
+    if wanted in taxonomy.skills:
+        return taxonomy.skills[wanted]
+    for skill in taxonomy.skills.values():
+        if wanted in (skill.name.lower(), skill.id.replace("_", " ")) \
+                or wanted in (f.lower() for f in skill.aliases + skill.exact):
+            return skill
+    return None

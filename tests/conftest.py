@@ -59,6 +59,13 @@ def database_url(new_database):
     return new_database()
 
 
+# Tests sign up and sign in hundreds of users from one address; the limits themselves are
+# tested on apps of their own (tests/accounts/test_limits.py).
+UNLIMITED_ACCOUNTS = {"LOGIN_RATE_LIMIT": "100000/minute", "SIGNUP_RATE_LIMIT": "100000/minute",
+                      "TOKEN_RATE_LIMIT": "100000/minute",
+                      "PASSWORD_RESET_RATE_LIMIT": "100000/minute"}
+
+
 @pytest.fixture(scope="session")
 def app(database_url, tmp_path_factory):
     from app import create_app
@@ -67,8 +74,8 @@ def app(database_url, tmp_path_factory):
     # Tests share one app: per-user submission limits are lifted here and tested on an app of
     # their own (user ids repeat between tests once tables are emptied).
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url,
-                      "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
-                      "SUBMISSION_RATE_LIMIT": "10000/minute"})
+                      "SECRET_KEY": "test",
+                      "SUBMISSION_RATE_LIMIT": "10000/minute", **UNLIMITED_ACCOUNTS})
     with app.app_context():
         upgrade_database()
     return app

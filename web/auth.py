@@ -5,11 +5,13 @@ endpoint open to cross-site request forgery. Pages use Flask-Login's session ins
 """
 from __future__ import annotations
 
+from copy import deepcopy
 from datetime import timedelta
 from functools import wraps
 
 from flask import request
 from flask_smorest import abort
+from flask_smorest.utils import deepupdate
 
 from accounts.models import Role, User, utcnow
 from accounts.service import user_for_token
@@ -69,5 +71,21 @@ def login_required(*roles: Role):
                 names = " or ".join(r.value for r in roles)
                 abort(403, message=f"this needs the {names} role")
             return view(*args, **kwargs)
+        _document_bearer_auth(wrapper, roles)
         return wrapper
     return decorate
+
+
+def _document_bearer_auth(view, roles) -> None:
+    """Mark the operation in the OpenAPI document as needing a bearer token, with its refusals.
+
+    Stored as flask-smorest's Blueprint.doc stores manual doc, so it holds whichever side of the
+    smorest decorators login_required is put; `wraps` shares the inner view's `_apidoc`, hence
+    the copy.
+    """
+    # Names of flask-smorest's response components (the Error body); apispec makes them $refs.
+    responses = {"401": "UNAUTHORIZED", **({"403": "FORBIDDEN"} if roles else {})}
+    apidoc = deepcopy(getattr(view, "_apidoc", {}))
+    apidoc["manual_doc"] = deepupdate(apidoc.get("manual_doc", {}),
+                                      {"security": [{"bearerAuth": []}], "responses": responses})
+    view._apidoc = apidoc

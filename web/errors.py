@@ -1,5 +1,5 @@
-"""Every API error is JSON: {status, message, field?, errors?}."""
-from flask import Flask, jsonify, request
+"""Every API error is JSON: {status, message, field?, errors?}; every page error is a page."""
+from flask import Flask, jsonify, render_template, request
 from marshmallow import Schema, fields
 from werkzeug.exceptions import HTTPException
 
@@ -68,8 +68,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
-        if not request.path.startswith("/api/"):
-            return exc
+        if not request.path.startswith("/api/") or request.path == "/api/v1/docs":
+            return _error_page(exc.code, _page_message(exc)), exc.code, _kept_headers(exc)
         data = getattr(exc, "data", None) or {}
         messages = data.get("messages") or data.get("errors")
         field = data.get("field") or (_first_field(messages) if messages else None)
@@ -86,4 +86,51 @@ def register(app: Flask) -> None:
         app.logger.exception("unhandled error on %s", request.path)
         if request.path.startswith("/api/"):
             return jsonify(error_body(500, "internal error")), 500
-        return "Internal error", 500
+        return _error_page(500, None), 500
+
+
+PAGE_ERRORS = {
+    400: ("Bad request", "The request could not be read."),
+    401: ("Sign in needed", "Sign in to see this page."),
+    403: ("Not yours to see", "Your account cannot open this page."),
+    404: ("Page not found", "There is no page here, or it is not visible to you."),
+    405: ("Not allowed", "This page does not take that kind of request."),
+    413: ("Too large", "What you sent is over the size limit."),
+    429: ("Too many tries", "Wait a little, then try again."),
+    500: ("Something broke", "The error was logged; please try again in a moment."),
+}
+
+
+def _kept_headers(exc: HTTPException) -> dict:
+    """Headers the error carries that a client acts on (Allow on 405, Retry-After on 429)."""
+    response = exc.get_response()
+    return {k: v for k, v in response.headers.items() if k in ("Allow", "Retry-After")}
+
+
+def _page_message(exc: HTTPException) -> str | None:
+    from flask_wtf.csrf import CSRFError
+
+    if isinstance(exc, CSRFError):
+        return "This form expired or came from another site. Reload the page and send it again."
+    if exc.code == 429:
+        return f"The limit is {exc.description}. Wait a little, then try again."
+    return exc.description
+
+
+def _error_page(status: int, description: str | None) -> str:
+    title, message = PAGE_ERRORS.get(status, ("Error", "The request could not be served."))
+    # Werkzeug's stock descriptions are written for developers; a view's own words
+    # (abort(400, description=...)) are written for the user and say more.
+    if description and status not in (404, 500) and not _is_werkzeug_default(status, description):
+        message = description
+    try:
+        return render_template("error.html", status=status, title=title, message=message)
+    except Exception:  # noqa: BLE001 - the error page must not fail itself
+        return f"{status} {title}: {message}"
+
+
+def _is_werkzeug_default(status: int, description: str) -> bool:
+    from werkzeug.exceptions import default_exceptions
+
+    cls = default_exceptions.get(status)
+    return cls is not None and description == cls.description

@@ -24,9 +24,9 @@ def index():
 
 @bp.route("/api/v1/docs")
 def api_docs():
-    """A readable page generated from the OpenAPI document (no external scripts)."""
-    spec = api.spec.to_dict()
-    return render_template("docs.html", spec=spec)
+    """The API reference: Swagger UI (vendored, local files only) on the OpenAPI document, with
+    a plain list of the operations for browsers without JavaScript."""
+    return render_template("docs.html", spec=api.spec.to_dict())
 
 
 def register(app) -> None:

@@ -9,6 +9,7 @@ from accounts import mail
 from accounts.models import Role, utcnow
 from extensions import db
 from jobdata.models import Job
+from web.charts import track_strengths
 
 from .. import catalog, results, service, submissions
 from ..errors import AssessmentError
@@ -236,5 +237,7 @@ def profile(candidate_id):
     for item in data["verified"]:
         for ev in item["evidence"]:
             ev["url"] = _evidence_link(ev)
+    strengths = track_strengths({v["skill"]: v["level"] for v in data["verified"]},
+                                [s["id"] for s in data["claimed"]["skills"]])
     return render_template("profile/show.html", profile=data, own=own, text=text or "",
-                           error=error, titles=titles), status
+                           error=error, titles=titles, strengths=strengths), status

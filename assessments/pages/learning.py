@@ -7,6 +7,7 @@ from flask import Response, abort, flash, redirect, render_template, request, ur
 from flask_login import current_user, login_required
 
 from jobdata.salary import LEVELS, TRACKS
+from jobdata.service import JobError, get_job
 from skillmap.taxonomy import load_taxonomy
 
 from .. import exports, matching, roadmaps
@@ -32,6 +33,17 @@ def _roadmap_form() -> tuple[dict, str | None]:
         raise AssessmentError(f"the profile text is at most {MAX_TEXT_CHARS} characters of text",
                               field="profile_text")
     return form, text
+
+
+def _posted_salary(plan: dict | None) -> dict | None:
+    """The target job's own posted range, drawn beside the band (a track target has none)."""
+    target = (plan or {}).get("target") or {}
+    if target.get("kind") != "job":
+        return None
+    try:
+        return get_job(target["job_id"]).salary
+    except JobError:
+        return None
 
 
 @bp.route("/roadmap", methods=["GET", "POST"])
@@ -63,7 +75,8 @@ def roadmap():
         except AssessmentError as err:
             error, status = err, (422 if err.status == 404 else err.status)
     return render_template("learning/roadmap.html", result=result, form=form, text=text, error=error,
-                           tracks=TRACK_NAMES, levels=LEVEL_NAMES, done=[]), status
+                           tracks=TRACK_NAMES, levels=LEVEL_NAMES, done=[],
+                           posted_salary=_posted_salary(result)), status
 
 
 @bp.route("/roadmaps/<int:roadmap_id>", methods=["GET", "POST"])
@@ -78,7 +91,8 @@ def saved_roadmap(roadmap_id):
     except AssessmentError:
         abort(404)
     return render_template("learning/roadmap.html", result=saved.plan, saved=saved, done=saved.done,
-                           form=None, text="", error=None, tracks=TRACK_NAMES, levels=LEVEL_NAMES)
+                           form=None, text="", error=None, tracks=TRACK_NAMES, levels=LEVEL_NAMES,
+                           posted_salary=_posted_salary(saved.plan))
 
 
 @bp.route("/jobs-for-me")

@@ -5,6 +5,7 @@ from flask import abort, flash, jsonify, redirect, render_template, request, url
 from flask_login import current_user, login_required
 
 from extensions import limiter
+from web.charts import roofline_data
 
 from .. import catalog, results, service, submissions
 from ..errors import AssessmentError
@@ -130,9 +131,10 @@ def _status_json(sub: Submission):
 
 def _render_submission(sub: Submission, error: str | None = None, status: int = 200):
     try:
-        task = catalog.summary(catalog.task_or_error(sub.task))
+        found = catalog.task_or_error(sub.task)
+        task, cost = catalog.summary(found), found.cost
     except catalog.UnknownTask:
-        task = {"slug": sub.task, "title": sub.task}
+        task, cost = {"slug": sub.task, "title": sub.task}, None
     status_url = _sub_urls(sub.id, sub.kind)[1]
     recruiter = bool(sub.assessment_id and _is_recruiter(current_user)
                      and sub.assessment.organisation_id == current_user.organisation_id)
@@ -141,6 +143,7 @@ def _render_submission(sub: Submission, error: str | None = None, status: int = 
                            status_url=status_url, final=SubmissionStatus(sub.status).final,
                            owner=owner, recruiter=recruiter,
                            author=sub.user.email if recruiter else sub.user.public_name,
+                           roofline=roofline_data((sub.report or {}).get("timing"), cost),
                            error=error), status
 
 

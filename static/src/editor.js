@@ -147,8 +147,10 @@ function upgradeOne(textarea) {
   if (views.has(textarea)) return views.get(textarea);
   const readOnly = textarea.readOnly || textarea.disabled;
 
+  // tabindex: the content is focusable anyway (contenteditable); saying so lets checkers such
+  // as axe see that the scrolling editor is reachable by keyboard.
   const contentAttributes = Object.assign(
-    { spellcheck: "false", autocorrect: "off", autocapitalize: "off", translate: "no" },
+    { spellcheck: "false", autocorrect: "off", autocapitalize: "off", translate: "no", tabindex: "0" },
     accessibleName(textarea),
   );
   const describedBy = textarea.getAttribute("aria-describedby");

@@ -33,8 +33,9 @@ class _Session:
 
         def call(*args, **kw):
             from flask import g, has_app_context
-            if has_app_context():
+            if has_app_context():  # the test's app context outlives requests: so would g
                 g.pop("_login_user", None)
+                g.pop("csrf_token", None)
             return method(*args, **kw)
         return call
 

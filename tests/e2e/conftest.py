@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import UNLIMITED_ACCOUNTS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -21,7 +23,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server(new_database):
     env = dict(os.environ, FLASK_APP="app", DATABASE_URL=new_database(),
-               KERNELPATH_SECRET_KEY="e2e")
+               KERNELPATH_SECRET_KEY="e2e",
+               **{"KERNELPATH_" + key: value for key, value in UNLIMITED_ACCOUNTS.items()})
     flask = [sys.executable, "-m", "flask"]
     subprocess.run(flask + ["db", "upgrade"], cwd=ROOT, env=env, check=True, capture_output=True)
     loaded = subprocess.run(flask + ["jobs", "load-starter"], cwd=ROOT, env=env, check=True,

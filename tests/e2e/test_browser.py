@@ -44,8 +44,8 @@ def test_job_list_filters_by_track(server, browser):
     browser.find_element(By.CSS_SELECTOR, "form button").click()
     # The click starts a navigation: wait for the filtered page before reading it.
     WebDriverWait(browser, 20).until(expected_conditions.url_contains("track=architecture_modeling"))
-    rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tr")[1:]
-    assert rows and all("architecture modeling" in r.text for r in rows)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr")
+    assert rows and all("GPU architecture and modeling" in r.text for r in rows)
     rows[0].find_element(By.TAG_NAME, "a").click()
     track = WebDriverWait(browser, 20).until(
         expected_conditions.presence_of_element_located((By.ID, "primary-track")))

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.axe import assert_accessible
+
 pytestmark = [pytest.mark.db, pytest.mark.slow]
 
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -231,6 +233,7 @@ def test_candidate_takes_an_assessment_in_the_browser(server, browser):
         for width in (WIDE[0], PHONE[0]):
             screenshot(d, f"task-page-{width}", width)
             assert no_horizontal_scroll(d), f"the task page scrolls sideways at {width} px"
+            assert_accessible(d)
         set_size(d, WIDE[0])
 
         # The submission's own page: source and report, and the assessment shows the best result.
@@ -241,6 +244,7 @@ def test_candidate_takes_an_assessment_in_the_browser(server, browser):
         for width in (WIDE[0], PHONE[0]):
             screenshot(d, f"report-{width}", width)
             assert no_horizontal_scroll(d), f"the report scrolls sideways at {width} px"
+            assert_accessible(d)
         set_size(d, WIDE[0])
         d.get(f"{base}/assessments/{assessment['id']}")
         assert "Accepted" in d.find_element(By.ID, "assessment-tasks").text

@@ -14,7 +14,9 @@ from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from test_browser_assessments import (JOB_TEXT, PHONE, call, screenshot, screenshots_on_failure,  # noqa: E402
-                                      sign_in, signup)
+                                      set_size, sign_in, signup)
+
+from tests.e2e.axe import assert_accessible  # noqa: E402
 
 RESUME = "Ada Lovelace\nMS in Computer Science\n4 years of C++ and Python; CUDA kernels with shared memory."
 
@@ -42,8 +44,11 @@ def test_a_learner_pastes_a_resume_and_saves_a_roadmap_with_its_pdf(server, brow
         steps = browser.find_elements(By.CSS_SELECTOR, "#timeline li.step")
         assert steps and "you claim it" in browser.find_element(By.ID, "timeline").text
         assert browser.find_element(By.ID, "salary-title").text.startswith("Salary band")
+        assert_accessible(browser)
         screenshot(browser, "roadmap")
         screenshot(browser, "roadmap-phone", PHONE[0])
+        assert_accessible(browser)
+        set_size(browser, 1280)
         # Tick the first step off, by keyboard-reachable button.
         first = steps[0].get_attribute("id")
         browser.find_element(By.CSS_SELECTOR, f"#{first} form button").click()
@@ -82,6 +87,7 @@ def test_a_recruiter_ranks_the_candidates_of_a_job(server, browser):
         assert len(cards) == 2
         cards[0].find_element(By.TAG_NAME, "summary").click()
         assert "CUDA" in cards[0].text and "applied" in cards[0].text
+        assert_accessible(browser)
         screenshot(browser, "ranked-candidates")
         cards[0].find_element(By.LINK_TEXT, "Match report").click()
         WebDriverWait(browser, 30).until(EC.url_contains("/report"))

@@ -20,6 +20,8 @@ from schemathesis.specs.openapi.checks import (content_type_conformance,
                                                response_schema_conformance,
                                                status_code_conformance)
 
+from tests.conftest import UNLIMITED_ACCOUNTS
+
 pytestmark = pytest.mark.db
 
 MAX_EXAMPLES = 25
@@ -87,7 +89,7 @@ def fuzz_app(new_database):
     app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": new_database(),
                       "SECRET_KEY": "fuzz",
                       # per-user limits would answer a fuzzer's hundreds of calls with 429
-                      "SUBMISSION_RATE_LIMIT": "100000/minute"})
+                      "SUBMISSION_RATE_LIMIT": "100000/minute", **UNLIMITED_ACCOUNTS})
     with app.app_context():
         upgrade_database()
     yield app

@@ -1,0 +1,179 @@
+"""The job pages: filters (the API's, with names for skills), a recruiter posting a job from a
+pasted description with corrections, editing and deleting, and organisations kept apart."""
+import json
+import re
+
+import pytest
+
+from tests.assessments.test_pages import PASSWORD, Page
+
+pytestmark = pytest.mark.db
+
+POSTING = """Senior GPU Kernel Engineer
+Austin, TX (Hybrid)
+
+Requirements:
+- 5+ years of CUDA C++ kernel development
+- Experience with NCCL and multi-GPU collectives
+- Bachelor's degree in Computer Science
+
+Preferred:
+- Triton
+
+Pay: $180,000 - $240,000 per year.
+"""
+
+
+def _recruiter(app, email="boss@acme.test", org="Acme GPU"):
+    page = Page(app)
+    resp = page.post("/signup", data={"email": email, "password": PASSWORD, "role": "recruiter",
+                                      "organisation": org})
+    assert resp.status_code == 302, resp.get_data(as_text=True)
+    return page
+
+
+def _shown(html: str) -> str:
+    from html import unescape
+
+    return unescape(re.search(r'name="shown" value="([^"]*)"', html).group(1))
+
+
+def _post_job(page, text=POSTING, title="Senior GPU Kernel Engineer", **corrections):
+    review = page.post("/jobs/new", data={"title": title, "location": "Austin, TX", "text": text,
+                                          "step": "read"})
+    assert review.status_code == 200
+    html = review.get_data(as_text=True)
+    shown = json.loads(_shown(html))
+    form = {"title": title, "location": "Austin, TX", "text": text, "step": "save",
+            "shown": json.dumps(shown), "primary_track": shown["primary_track"] or "",
+            "seniority": shown["seniority"] or "", "degree": shown["degree"] or "",
+            "min_years": shown["min_years"] if shown["min_years"] is not None else "",
+            "workplace": shown["workplace"] or ""}
+    if shown["salary"]:
+        form.update(salary_min=shown["salary"]["min"], salary_max=shown["salary"]["max"],
+                    salary_currency=shown["salary"]["currency"], salary_period=shown["salary"]["period"])
+    form.update({f"need.{sid}": need for sid, need in shown["skills"].items()})
+    form.update(corrections)
+    return html, page.post("/jobs/new", data=form)
+
+
+def test_a_recruiter_posts_a_job_from_a_pasted_description_and_corrects_it(app, client):
+    page = _recruiter(app)
+    html, saved = _post_job(page, **{"seniority": "staff_principal", "need.triton": "remove",
+                                     "add_skills": "InfiniBand", "add_need": "preferred"})
+    # The review shows the text with its skills marked, and the parse in the form.
+    assert '<mark class="skill required"' in html and 'data-skill="cuda"' in html
+    shown = json.loads(_shown(html))
+    assert shown["seniority"] == "senior" and shown["workplace"] == "hybrid"
+    assert shown["salary"]["min"] == 180000 and "triton" in shown["skills"]
+    assert saved.status_code == 302
+    job_id = int(saved.headers["Location"].rsplit("/", 1)[1])
+    job = client.get(f"/api/v1/jobs/{job_id}").get_json()
+    assert job["seniority"] == "staff_principal"
+    assert "triton" not in job["skills"] and "infiniband" in job["skills"]
+    assert job["parse"]["seniority"] == "senior"  # the parser's own reading is kept apart
+    assert job["corrected"] == ["seniority", "skills"] and job["example"] is False
+    detail = page.get(f"/jobs/{job_id}").get_data(as_text=True)
+    assert "corrected by the recruiter" in detail and "Staff / principal" in detail
+    assert "/jobs/%d/edit" % job_id in detail
+    assert "Senior GPU Kernel Engineer" in page.get("/jobs/mine").get_data(as_text=True)
+
+
+def test_review_mistakes_are_shown_in_the_form(app, client):
+    page = _recruiter(app)
+    empty = page.post("/jobs/new", data={"title": "", "text": " ", "step": "read"})
+    html = empty.get_data(as_text=True)
+    assert empty.status_code == 422 and 'id="f-title-error"' in html and 'id="f-text-error"' in html
+    _, bad = _post_job(page, min_years="many", add_skills="Quantum Basket Weaving")
+    html = bad.get_data(as_text=True)
+    assert bad.status_code == 422
+    assert 'id="f-min_years-error"' in html and "Quantum Basket Weaving" in html
+
+
+def test_corrections_survive_a_new_text_and_untouched_fields_follow_it(app, client):
+    page = _recruiter(app)
+    _, saved = _post_job(page, degree="master")
+    job_id = int(saved.headers["Location"].rsplit("/", 1)[1])
+    form = page.get(f"/jobs/{job_id}/edit").get_data(as_text=True)
+    shown = json.loads(_shown(form))
+    assert shown["degree"] == "master"
+    new_text = POSTING.replace("5+ years", "8+ years").replace("(Hybrid)", "(Remote)")
+    data = {"title": "Senior GPU Kernel Engineer", "location": "Austin, TX", "text": new_text,
+            "shown": json.dumps(shown), "primary_track": shown["primary_track"],
+            "seniority": shown["seniority"], "degree": "master", "min_years": shown["min_years"],
+            "workplace": shown["workplace"], "salary_min": 180000, "salary_max": 240000,
+            **{f"need.{sid}": need for sid, need in shown["skills"].items()}}
+    assert page.post(f"/jobs/{job_id}/edit", data=data).status_code == 302
+    job = client.get(f"/api/v1/jobs/{job_id}").get_json()
+    assert job["degree"] == "master"  # corrected before, left alone: stays corrected
+    assert job["min_years"] == 8 and job["workplace"] == "remote"  # untouched: the new parse
+
+
+def test_another_organisation_can_neither_edit_nor_delete_nor_list_the_job(app, client):
+    acme = _recruiter(app)
+    _, saved = _post_job(acme)
+    job_id = int(saved.headers["Location"].rsplit("/", 1)[1])
+    other = _recruiter(app, "rival@other.test", "Other Silicon")
+    assert other.get(f"/jobs/{job_id}/edit").status_code == 404
+    assert other.post(f"/jobs/{job_id}/edit", data={"title": "mine now"}).status_code == 404
+    assert other.post(f"/jobs/{job_id}/delete").status_code == 404
+    assert "Senior GPU Kernel Engineer" not in other.get("/jobs/mine").get_data(as_text=True)
+    assert "Edit" not in other.get(f"/jobs/{job_id}").get_data(as_text=True).split("job-actions")[1].split("</div>")[0]
+    candidate = Page(app)
+    candidate.post("/signup", data={"email": "c@example.com", "password": PASSWORD, "role": "candidate"})
+    assert candidate.get("/jobs/new").status_code == 403
+    assert candidate.get("/jobs/mine").status_code == 403
+    assert acme.post(f"/jobs/{job_id}/delete").status_code == 302
+    assert client.get(f"/api/v1/jobs/{job_id}").status_code == 404
+
+
+def test_job_list_filters(app, client):
+    page = _recruiter(app)
+    _post_job(page)
+    _post_job(page, text=POSTING.replace("NCCL and multi-GPU collectives", "Kubernetes")
+              .replace("(Hybrid)", "(Remote)").replace("$180,000 - $240,000", "$90,000 - $110,000"),
+              title="GPU Platform Engineer")
+    def titles(query):
+        resp = page.get("/jobs/?" + query)
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        return set(re.findall(r'<a href="/jobs/\d+">([^<]+)</a>', resp.get_data(as_text=True)))
+    both = {"Senior GPU Kernel Engineer", "GPU Platform Engineer"}
+    assert titles("") >= both
+    assert titles("skills=CUDA, NCCL") == {"Senior GPU Kernel Engineer"}
+    assert titles("skill=cuda&skill=nccl") == {"Senior GPU Kernel Engineer"}
+    assert titles("workplace=remote") == {"GPU Platform Engineer"}
+    assert titles("min_salary=150000&currency=USD") == {"Senior GPU Kernel Engineer"}
+    assert titles("max_salary=100000") == {"GPU Platform Engineer"}
+    assert titles("seniority=senior&location=austin") >= both
+    assert titles("track=software_optimization&skills=cuda") >= {"Senior GPU Kernel Engineer"}
+    # Human names, not ids
+    listing = page.get("/jobs/").get_data(as_text=True)
+    assert "GPU software optimization" in listing and "software_optimization</td>" not in listing
+
+
+def test_unknown_filters_are_a_visible_message_on_the_page_and_422_in_the_api(app, client):
+    for query, field in (("track=quantum", "track"), ("skills=Basket+weaving", "skills"),
+                         ("seniority=wizard", "seniority"), ("min_salary=lots", "min_salary"),
+                         ("workplace=moon", "workplace")):
+        resp = client.get("/jobs/?" + query)
+        html = resp.get_data(as_text=True)
+        assert resp.status_code == 422, query
+        assert 'class="form-summary" role="alert"' in html and f'href="#filter-{field}"' in html
+    for query, field in (("track=quantum", "track"), ("skill=basket", "skill"),
+                         ("seniority=wizard", "seniority"), ("workplace=moon", "workplace"),
+                         ("min_salary=5&max_salary=1", "max_salary"), ("colour=red", "colour")):
+        resp = client.get("/api/v1/jobs?" + query)
+        assert resp.status_code == 422 and resp.get_json()["field"] == field, query
+
+
+def test_starter_jobs_are_marked_as_examples(app, client):
+    from extensions import db
+    from jobdata.starter import load_starter
+
+    with app.app_context():
+        load_starter()
+    listing = client.get("/jobs/").get_data(as_text=True)
+    assert 'class="badge example"' in listing
+    items = client.get("/api/v1/jobs?per_page=5").get_json()["items"]
+    assert items and all(item["example"] for item in items)
+    db.session.rollback()
