@@ -84,7 +84,8 @@ def signup():
                                errors={err.field or "email": err.message}), err.status
     login_user(user)
     flash("Welcome to KernelPath.", "ok")
-    return redirect(_home_for(user))
+    wanted = request.args.get("next")
+    return redirect(_safe_next(wanted) if wanted else _home_for(user))
 
 
 @bp.route("/password/forgot", methods=["GET", "POST"])

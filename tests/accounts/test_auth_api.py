@@ -160,3 +160,33 @@ def test_page_forms_refuse_posts_without_the_session_token(client, make_user):
                                         "password": "correct horse battery", "csrf_token": "x"})
     assert wrong.status_code == 400
     assert b"ada@example.com" not in client.get("/").data
+
+
+def test_token_use_is_recorded_at_most_once_a_minute(app, client, make_user):
+    """A plain read does not write: token use is written when the last record is over a minute old."""
+    from datetime import timedelta
+
+    from sqlalchemy import event
+
+    from accounts.models import ApiToken, utcnow
+    from extensions import db
+
+    user = make_user("ada@example.com")
+    assert client.get("/api/v1/auth/me", headers=user.headers).status_code == 200
+    token = db.session.scalar(db.select(ApiToken))
+    first = token.last_used_at
+    assert first is not None
+    writes = []
+    listener = lambda *args: writes.append(args[2])  # noqa: E731 - (conn, cursor, statement, ...)
+    event.listen(db.engine, "before_cursor_execute", listener)
+    try:
+        for _ in range(3):
+            assert client.get("/api/v1/auth/me", headers=user.headers).status_code == 200
+    finally:
+        event.remove(db.engine, "before_cursor_execute", listener)
+    assert not [s for s in writes if s.lstrip().upper().startswith(("UPDATE", "INSERT", "DELETE"))]
+    token.last_used_at = utcnow() - timedelta(minutes=2)
+    db.session.commit()
+    assert client.get("/api/v1/auth/me", headers=user.headers).status_code == 200
+    db.session.expire_all()
+    assert db.session.get(ApiToken, token.id).last_used_at > utcnow() - timedelta(seconds=30)
