@@ -268,6 +268,8 @@ def test_recruiter_creates_an_assessment_and_invites_from_the_pages(server, brow
     assert status == 201, job
 
     with screenshots_on_failure(d, "recruiter"):
+        d.get(base + "/")
+        d.delete_all_cookies()  # signed out, whatever the test before left
         d.get(base + "/assessments/")
         wait(d).until(EC.url_contains("/login"))
         sign_in(d, "lead@initech.test")
