@@ -82,8 +82,8 @@ static/vendor/axe.min.js: node_modules/.installed
 # tokenized once, so no parse trains, imports scikit-learn or tokenizes 7,000 forms (both files
 # are checked when loaded and made again at run time when stale).
 TRACK_MODEL := skillmap/data/track_model.npz
-$(TRACK_MODEL): $(VENV)/.installed $(wildcard jobdata/data/corpus/*.jsonl) skillmap/data/taxonomy.toml \
-		skillmap/classify.py skillmap/track_model.py skillmap/skills.py skillmap/extract.py
+$(TRACK_MODEL): $(VENV)/.installed $(wildcard skillmap/data/corpus/*.jsonl) skillmap/data/taxonomy.toml \
+		skillmap/corpus.py skillmap/classify.py skillmap/track_model.py skillmap/skills.py skillmap/extract.py
 	$(BIN)/python -m skillmap.prepare
 
 db: $(VENV)/.installed $(TRACK_MODEL)

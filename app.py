@@ -73,8 +73,9 @@ def create_app(config=None) -> Flask:
     register_jobs(app, api)
     register_assessments(app, api)
     pages.register(app)
+    from assessments.queue_depth import scrape_registry
     from web import ops  # /healthz, /metrics, request timing
-    ops.register(app)
+    ops.register(app, scrape_registry)
     highlight.init_app(app)
     names.init_app(app)
     from web import charts

@@ -6,16 +6,12 @@ from accounts import service
 from accounts.models import Role
 from accounts.schemas import (CredentialsSchema, InvitationRequestSchema, InvitationSchema,
                               SignupSchema, TokenSchema, UserSchema)
+from accounts.tokens import api_token, api_user, token_lifetime_days, token_required
 from web import limits
-from web.auth import api_token, api_user, login_required
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Accounts and tokens")
 orgs = Blueprint("organisations", __name__, url_prefix="/api/v1/organisations",
                  description="Organisations and invitations")
-
-
-def _refuse(err: service.AccountError):
-    abort(err.status, message=err.message, field=err.field)
 
 
 @blp.route("/signup", methods=["POST"])
@@ -25,15 +21,12 @@ def _refuse(err: service.AccountError):
 @blp.response(201, UserSchema)
 def signup(data):
     """Create an account (candidate or recruiter)."""
-    try:
-        return service.signup(**data)
-    except service.AccountError as err:
-        _refuse(err)
+    return service.signup(**data)
 
 
 @blp.route("/me")
 @blp.response(200, UserSchema)
-@login_required()
+@token_required()
 def me():
     """The signed-in user."""
     return api_user()
@@ -48,16 +41,13 @@ class Tokens(MethodView):
     @blp.response(201, TokenSchema)
     def post(self, data):
         """Exchange email and password for a bearer token."""
-        try:
-            user = service.authenticate(data["email"], data["password"])
-        except service.AccountError as err:
-            _refuse(err)
-        token, plain = service.issue_token(user, data.get("name"))
+        user = service.authenticate(data["email"], data["password"])
+        token, plain = service.issue_token(user, data.get("name"), days=token_lifetime_days())
         token.token = plain  # shown in this response only; never stored
         return token
 
     @blp.response(200, TokenSchema(many=True))
-    @login_required()
+    @token_required()
     def get(self):
         """The caller's tokens (never their values)."""
         return sorted(api_user().tokens, key=lambda t: t.id)
@@ -65,18 +55,15 @@ class Tokens(MethodView):
 
 @blp.route("/tokens/<int:token_id>", methods=["DELETE"])
 @blp.response(204)
-@login_required()
+@token_required()
 def revoke(token_id):
     """Revoke one of the caller's tokens."""
-    try:
-        service.revoke_token(api_user(), token_id)
-    except service.AccountError as err:
-        _refuse(err)
+    service.revoke_token(api_user(), token_id)
 
 
 @blp.route("/tokens/current", methods=["DELETE"])
 @blp.response(204)
-@login_required()
+@token_required()
 def revoke_current():
     """Revoke the token this request was made with (sign out)."""
     service.revoke_token(api_user(), api_token().id)
@@ -85,15 +72,12 @@ def revoke_current():
 @orgs.route("/<int:org_id>/invitations", methods=["POST"])
 @orgs.arguments(InvitationRequestSchema, example={"email": "grace@example.com"})
 @orgs.response(201, InvitationSchema)
-@login_required(Role.RECRUITER)
+@token_required(Role.RECRUITER)
 def invite(data, org_id):
     """An organisation's administrator invites a recruiter by email."""
     user = api_user()
     if user.organisation_id != org_id:
         abort(403, message="you administer another organisation", field="org_id")
-    try:
-        invitation, code = service.invite(user, data["email"])
-    except service.AccountError as err:
-        _refuse(err)
+    invitation, code = service.invite(user, data["email"])
     invitation.code = code  # shown in this response only; only its hash is stored
     return invitation

@@ -23,10 +23,11 @@ def create_admin(email, password):
 @click.argument("email")
 def reset_link(email):
     """Print a password-reset link for EMAIL (for servers that send no mail)."""
-    from flask import url_for
+    from flask import current_app, url_for
 
     user = service.find_user(email)
     if user is None:
         raise click.ClickException(f"no account has the email {email}")
-    click.echo(url_for("accounts.reset_password", token=service.password_reset_token(user),
+    links = service.ResetLinks.from_config(current_app.config)
+    click.echo(url_for("accounts.reset_password", token=service.password_reset_token(user, links),
                        _external=True))

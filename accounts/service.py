@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import timedelta
 
-from flask import current_app
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import select
 from sqlalchemy.orm import joinedload
 
 from extensions import db
+from skillmap.errors import Conflict, Forbidden, Gone, Invalid, NotFound, Unauthenticated
 
 from . import mail
 from .models import ApiToken, Invitation, Organisation, Role, User, utcnow
@@ -18,14 +20,8 @@ from .models import ApiToken, Invitation, Organisation, Role, User, utcnow
 TOKEN_PREFIX = "kp_"
 INVITATION_TTL = timedelta(days=14)
 PASSWORD_MIN, PASSWORD_MAX = 8, 200
-
-
-class AccountError(Exception):
-    """A refused account operation, with the HTTP status and the field it concerns."""
-
-    def __init__(self, message: str, *, field: str | None = None, status: int = 422):
-        super().__init__(message)
-        self.message, self.field, self.status = message, field, status
+# A token's last use is recorded to the minute: a write on every call would double its cost.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 def _digest(secret: str) -> str:
@@ -46,9 +42,9 @@ def signup(email: str, password: str, role: str, organisation: str | None = None
     email = normalise_email(email)
     check_password_rules(password)
     if role not in (Role.CANDIDATE.value, Role.RECRUITER.value):
-        raise AccountError("role must be candidate or recruiter", field="role")
+        raise Invalid("role must be candidate or recruiter", field="role")
     if find_user(email):
-        raise AccountError("an account with this email already exists", field="email", status=409)
+        raise Conflict("an account with this email already exists", field="email")
     user = User(email=email, role=role)
     user.set_password(password)
 
@@ -60,17 +56,17 @@ def signup(email: str, password: str, role: str, organisation: str | None = None
         elif organisation:
             key = Organisation.key_for(organisation)
             if db.session.scalar(select(Organisation).where(Organisation.name_key == key)):
-                raise AccountError(
+                raise Conflict(
                     "this organisation already exists; ask its administrator for an invitation",
-                    field="organisation", status=409,
+                    field="organisation",
                 )
             user.organisation = Organisation(name=" ".join(organisation.split()), name_key=key)
             user.is_org_admin = True
         else:
-            raise AccountError("a recruiter names a new organisation or brings an invitation",
-                               field="organisation")
+            raise Invalid("a recruiter names a new organisation or brings an invitation",
+                          field="organisation")
     elif organisation or invitation:
-        raise AccountError("only recruiters belong to an organisation", field="organisation")
+        raise Invalid("only recruiters belong to an organisation", field="organisation")
 
     db.session.add(user)
     db.session.commit()
@@ -80,9 +76,9 @@ def signup(email: str, password: str, role: str, organisation: str | None = None
 def _usable_invitation(code: str, email: str) -> Invitation:
     invite = db.session.scalar(select(Invitation).where(Invitation.code_hash == _digest(code)))
     if invite is None or invite.accepted_at is not None or invite.expires_at < utcnow():
-        raise AccountError("invitation is unknown, used or expired", field="invitation", status=403)
+        raise Forbidden("invitation is unknown, used or expired", field="invitation")
     if invite.email != email:
-        raise AccountError("invitation was issued for another email", field="invitation", status=403)
+        raise Forbidden("invitation was issued for another email", field="invitation")
     return invite
 
 
@@ -91,7 +87,7 @@ def invite(admin: User, email: str, link_for=None) -> tuple[Invitation, str]:
     With `link_for(code)` the sign-up link is e-mailed when SMTP is configured
     (`invitation.emailed` says whether it went)."""
     if not (admin.is_org_admin and admin.organisation_id):
-        raise AccountError("only an organisation administrator can invite", status=403)
+        raise Forbidden("only an organisation administrator can invite")
     email = normalise_email(email)
     existing = db.session.scalar(select(Invitation).where(
         Invitation.organisation_id == admin.organisation_id, Invitation.email == email))
@@ -116,8 +112,8 @@ def invite(admin: User, email: str, link_for=None) -> tuple[Invitation, str]:
 
 def check_password_rules(password: str) -> None:
     if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        raise AccountError(f"password must be {PASSWORD_MIN} to {PASSWORD_MAX} characters long",
-                           field="password")
+        raise Invalid(f"password must be {PASSWORD_MIN} to {PASSWORD_MAX} characters long",
+                      field="password")
 
 
 def organisation_of(user: User) -> tuple[list[User], list[Invitation]]:
@@ -134,34 +130,42 @@ def organisation_of(user: User) -> tuple[list[User], list[Invitation]]:
 
 # ---- password reset ------------------------------------------------------------------------
 # The link carries a signed, timed token naming the user and a fragment of their current
-# password hash: it stops working once used (the hash changes) or after PASSWORD_RESET_TTL.
+# password hash: it stops working once used (the hash changes) or after its lifetime.
 
-def _reset_serializer() -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt="password-reset")
+@dataclass(frozen=True)
+class ResetLinks:
+    """How reset links are signed and how long they last: the app's settings, passed in."""
+
+    secret_key: str
+    ttl_minutes: int
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> "ResetLinks":
+        return cls(config["SECRET_KEY"], int(config.get("PASSWORD_RESET_TTL_MINUTES", 60)))
+
+    def serializer(self) -> URLSafeTimedSerializer:
+        return URLSafeTimedSerializer(self.secret_key, salt="password-reset")
 
 
-def password_reset_token(user: User) -> str:
-    return _reset_serializer().dumps({"user": user.id, "hash": user.password_hash[-16:]})
+def password_reset_token(user: User, links: ResetLinks) -> str:
+    return links.serializer().dumps({"user": user.id, "hash": user.password_hash[-16:]})
 
 
-def user_for_reset_token(token: str) -> User:
-    max_age = int(current_app.config.get("PASSWORD_RESET_TTL_MINUTES", 60)) * 60
+def user_for_reset_token(token: str, links: ResetLinks) -> User:
     try:
-        data = _reset_serializer().loads(token, max_age=max_age)
+        data = links.serializer().loads(token, max_age=links.ttl_minutes * 60)
     except SignatureExpired:
-        raise AccountError("this reset link has expired; ask for a new one", field="token",
-                           status=410) from None
+        raise Gone("this reset link has expired; ask for a new one", field="token") from None
     except BadSignature:
-        raise AccountError("this reset link is not valid", field="token", status=404) from None
+        raise NotFound("this reset link is not valid", field="token") from None
     user = db.session.get(User, data.get("user")) if isinstance(data, dict) else None
     if user is None or user.password_hash[-16:] != data.get("hash"):
-        raise AccountError("this reset link was already used; ask for a new one", field="token",
-                           status=410)
+        raise Gone("this reset link was already used; ask for a new one", field="token")
     return user
 
 
-def reset_password(token: str, password: str) -> User:
-    user = user_for_reset_token(token)
+def reset_password(token: str, password: str, links: ResetLinks) -> User:
+    user = user_for_reset_token(token, links)
     check_password_rules(password)
     user.set_password(password)
     now = utcnow()
@@ -177,16 +181,15 @@ def authenticate(email: str, password: str) -> User:
     # Hash even when the user is unknown so timing does not reveal which emails exist.
     if user is None:
         User(email="", role="candidate").set_password(password)
-        raise AccountError("wrong email or password", field="password", status=401)
+        raise Unauthenticated("wrong email or password", field="password")
     if not user.check_password(password):
-        raise AccountError("wrong email or password", field="password", status=401)
+        raise Unauthenticated("wrong email or password", field="password")
     return user
 
 
-def issue_token(user: User, name: str | None = None) -> tuple[ApiToken, str]:
-    """A new bearer token; the plain value is returned once and never stored."""
+def issue_token(user: User, name: str | None, *, days: int) -> tuple[ApiToken, str]:
+    """A new bearer token valid for `days`; the plain value is returned once and never stored."""
     plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    days = int(current_app.config.get("TOKEN_TTL_DAYS", 90))
     token = ApiToken(user_id=user.id, token_hash=_digest(plain), prefix=plain[:10], name=name,
                      expires_at=utcnow() + timedelta(days=days))
     db.session.add(token)
@@ -203,10 +206,18 @@ def user_for_token(plain: str) -> tuple[User, ApiToken] | None:
     return token.user, token
 
 
+def note_token_use(token: ApiToken) -> None:
+    """Record when the token was last used, to the minute."""
+    now = utcnow()
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+        token.last_used_at = now
+        db.session.commit()
+
+
 def revoke_token(user: User, token_id: int) -> None:
     token = db.session.get(ApiToken, token_id)
     if token is None or token.user_id != user.id:
-        raise AccountError("no such token", field="token_id", status=404)
+        raise NotFound("no such token", field="token_id")
     if token.revoked_at is None:
         token.revoked_at = utcnow()
         db.session.commit()

@@ -9,11 +9,14 @@ from flask import (Blueprint, abort, current_app, flash, redirect, render_templa
 from flask_login import current_user, login_required, login_user, logout_user
 from marshmallow import ValidationError
 
+from skillmap.errors import NotFound, Refusal, Unauthenticated
 from web import limits
+from web.errors import http_status
 
 from . import mail, service
 from .models import Role
 from .schemas import SignupSchema
+from .tokens import token_lifetime_days
 
 bp = Blueprint("accounts", __name__)
 
@@ -43,7 +46,7 @@ def login():
     if request.method == "POST":
         try:
             user = service.authenticate(request.form.get("email", ""), request.form.get("password", ""))
-        except service.AccountError as err:
+        except Unauthenticated as err:
             return render_template("accounts/login.html", email=request.form.get("email", ""),
                                    errors={"password": err.message}), 401
         login_user(user)
@@ -79,9 +82,9 @@ def signup():
     except ValidationError as err:
         return render_template("accounts/signup.html", form=form,
                                errors=_field_errors(err.messages)), 422
-    except service.AccountError as err:
+    except Refusal as err:
         return render_template("accounts/signup.html", form=form,
-                               errors={err.field or "email": err.message}), err.status
+                               errors={err.field or "email": err.message}), http_status(err)
     login_user(user)
     flash("Welcome to KernelPath.", "ok")
     wanted = request.args.get("next")
@@ -100,7 +103,8 @@ def forgot_password():
         return render_template("accounts/forgot.html", email=email, sent=False), 503
     user = service.find_user(email) if email else None
     if user is not None:
-        link = url_for("accounts.reset_password", token=service.password_reset_token(user),
+        links = service.ResetLinks.from_config(current_app.config)
+        link = url_for("accounts.reset_password", token=service.password_reset_token(user, links),
                        _external=True)
         minutes = current_app.config["PASSWORD_RESET_TTL_MINUTES"]
         mail.send(user.email, "Reset your KernelPath password",
@@ -113,11 +117,12 @@ def forgot_password():
 
 @bp.route("/password/reset/<token>", methods=["GET", "POST"])
 def reset_password(token):
+    links = service.ResetLinks.from_config(current_app.config)
     try:
-        user = service.user_for_reset_token(token)
-    except service.AccountError as err:
+        user = service.user_for_reset_token(token, links)
+    except Refusal as err:
         return render_template("accounts/reset.html", token=None, invalid=err.message,
-                               errors={}), err.status
+                               errors={}), http_status(err)
     if request.method == "GET":
         return render_template("accounts/reset.html", token=token, email=user.email,
                                errors={})
@@ -126,10 +131,10 @@ def reset_password(token):
         return render_template("accounts/reset.html", token=token, email=user.email,
                                errors={"confirm": "the two passwords differ"}), 422
     try:
-        user = service.reset_password(token, password)
-    except service.AccountError as err:
+        user = service.reset_password(token, password, links)
+    except Refusal as err:
         return render_template("accounts/reset.html", token=token, email=user.email,
-                               errors={err.field or "password": err.message}), err.status
+                               errors={err.field or "password": err.message}), http_status(err)
     login_user(user)
     flash("Your password is changed, and your API tokens are revoked.", "ok")
     return redirect(url_for("accounts.account"))
@@ -154,7 +159,7 @@ def create_token():
     name = request.form.get("name", "").strip()
     if len(name) > 100:
         return _account_page(errors={"name": "name must be at most 100 characters"}, status=422)
-    _, plain = service.issue_token(current_user, name or None)
+    _, plain = service.issue_token(current_user, name or None, days=token_lifetime_days())
     # Shown in this response only: the database keeps its hash.
     return _account_page(new_token=plain)
 
@@ -164,7 +169,7 @@ def create_token():
 def revoke_token(token_id):
     try:
         service.revoke_token(current_user, token_id)
-    except service.AccountError:
+    except NotFound:
         abort(404)
     flash("Token revoked.", "ok")
     return redirect(url_for("accounts.account"))
@@ -187,8 +192,8 @@ def organisation():
                                            _external=True))
         except ValidationError as err:
             errors, status = _field_errors(err.messages), 422
-        except service.AccountError as err:
-            errors, status = {err.field or "email": err.message}, err.status
+        except Refusal as err:
+            errors, status = {err.field or "email": err.message}, http_status(err)
         else:
             invited = {"email": invitation.email, "emailed": invitation.emailed,
                        "link": url_for("accounts.signup", invitation=code,

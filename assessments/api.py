@@ -2,8 +2,8 @@
 from flask import current_app
 from flask_smorest import Blueprint, abort
 
+from accounts.tokens import api_user, rate_limit_key, token_required
 from extensions import limiter
-from web.auth import api_user, login_required, rate_limit_key
 
 from . import catalog, results, submissions
 from .models import SubmissionKind, SubmissionStatus
@@ -79,7 +79,7 @@ def _queue(data, kind: SubmissionKind):
 @limiter.limit(_rate, key_func=rate_limit_key)
 @runs_blp.arguments(RunRequestSchema, example=RUN_EXAMPLE)
 @runs_blp.response(202, AcceptedSchema)
-@login_required()
+@token_required()
 def create_run(data):
     """Judge code on the task's visible samples only: no score, no timing, never counted."""
     return _queue(data, SubmissionKind.RUN)
@@ -87,7 +87,7 @@ def create_run(data):
 
 @runs_blp.route("/<int:run_id>")
 @runs_blp.response(200, SubmissionSchema)
-@login_required()
+@token_required()
 def get_run(run_id):
     """A run's status and, when done, the report (with compile report, PTX and SASS)."""
     return submissions.readable(api_user(), run_id, SubmissionKind.RUN)
@@ -97,7 +97,7 @@ def get_run(run_id):
 @limiter.limit(_rate, key_func=rate_limit_key)
 @subs_blp.arguments(SubmissionRequestSchema, example=RUN_EXAMPLE)
 @subs_blp.response(202, AcceptedSchema)
-@login_required()
+@token_required()
 def create_submission(data):
     """Submit a solution (practice, or within an assessment you started); graded on a worker."""
     return _queue(data, SubmissionKind.SUBMISSION)
@@ -106,7 +106,7 @@ def create_submission(data):
 @subs_blp.route("", methods=["GET"])
 @subs_blp.arguments(SubmissionListQuerySchema, location="query")
 @subs_blp.response(200, SubmissionSummarySchema(many=True))
-@login_required()
+@token_required()
 def list_submissions(query):
     """Your latest submissions, newest first."""
     return submissions.list_mine(api_user(), query.get("task"))
@@ -114,7 +114,7 @@ def list_submissions(query):
 
 @subs_blp.route("/<int:sub_id>")
 @subs_blp.response(200, SubmissionSchema)
-@login_required()
+@token_required()
 def get_submission(sub_id):
     """Status and, when done, the judge's report. The owner, the assessment's recruiters, or
     anyone for a solution made public; others get 404."""
@@ -124,7 +124,7 @@ def get_submission(sub_id):
 @subs_blp.route("/<int:sub_id>/visibility", methods=["PUT"])
 @subs_blp.arguments(VisibilitySchema, example={"public": True})
 @subs_blp.response(200, SubmissionSummarySchema)
-@login_required()
+@token_required()
 def set_visibility(data, sub_id):
     """Make an accepted solution's code public on the leaderboard (or private again)."""
     return submissions.set_public(api_user(), sub_id, data["public"])

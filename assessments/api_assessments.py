@@ -5,7 +5,7 @@ from flask_smorest.fields import Upload
 from marshmallow import Schema
 
 from accounts.models import Role, utcnow
-from web.auth import api_user, login_required
+from accounts.tokens import api_user, token_required
 
 from . import results, service
 from .schemas import (AcceptResultSchema, AssessmentCreateSchema, AssessmentDetailSchema,
@@ -30,7 +30,7 @@ PROFILE_EXAMPLE = ("Ada Lovelace, GPU software engineer. 6 years of C++ and CUDA
     "job_id": 1, "tasks": ["vector_add", "reduce_sum"], "time_limit_minutes": 90,
     "backend": "cpu", "title": "GPU kernels take-home"})
 @blp.response(201, AssessmentSchema)
-@login_required(Role.RECRUITER)
+@token_required(Role.RECRUITER)
 def create(data):
     """Create an assessment for one of your organisation's jobs (tasks suggested when omitted)."""
     return service.create(api_user(), data["job_id"], data.get("tasks"),
@@ -39,7 +39,7 @@ def create(data):
 
 @blp.route("", methods=["GET"])
 @blp.response(200, AssessmentSchema(many=True))
-@login_required()
+@token_required()
 def list_assessments():
     """Your organisation's assessments (recruiters) or the ones you started (candidates)."""
     return service.list_for(api_user())
@@ -48,7 +48,7 @@ def list_assessments():
 @blp.route("/suggestions")
 @blp.arguments(SuggestQuerySchema, location="query")
 @blp.response(200, SuggestionSchema)
-@login_required(Role.RECRUITER)
+@token_required(Role.RECRUITER)
 def suggestions(query):
     """The tasks that best cover a job's required skills."""
     return {"job_id": query["job_id"], "tasks": service.suggestions_for(api_user(), query["job_id"])}
@@ -56,7 +56,7 @@ def suggestions(query):
 
 @blp.route("/<int:assessment_id>")
 @blp.response(200, AssessmentDetailSchema)
-@login_required()
+@token_required()
 def get_assessment(assessment_id):
     """One assessment; recruiters see its invitations, a candidate their own start and deadline."""
     user = api_user()
@@ -73,7 +73,7 @@ def get_assessment(assessment_id):
 
 @blp.route("/<int:assessment_id>", methods=["DELETE"])
 @blp.response(204)
-@login_required(Role.RECRUITER)
+@token_required(Role.RECRUITER)
 def delete_assessment(assessment_id):
     """Delete an assessment with its invitations and submissions."""
     service.delete(api_user(), assessment_id)
@@ -82,7 +82,7 @@ def delete_assessment(assessment_id):
 @blp.route("/<int:assessment_id>/invitations", methods=["POST"])
 @blp.arguments(InviteRequestSchema, example={"email": "ada@example.com"})
 @blp.response(201, InviteResultSchema)
-@login_required(Role.RECRUITER)
+@token_required(Role.RECRUITER)
 def invite(data, assessment_id):
     """Invite a candidate by e-mail: a single-use link, e-mailed when SMTP is set up, shown once."""
     invitation, token, url = service.invite(
@@ -96,7 +96,7 @@ def invite(data, assessment_id):
 @blp.arguments(ResultsQuerySchema, location="query")
 @blp.response(200, ResultsSchema)
 @blp.alt_response(200, description="CSV with ?format=csv", content_type="text/csv")
-@login_required(Role.RECRUITER)
+@token_required(Role.RECRUITER)
 def results_of(query, assessment_id):
     """Per candidate and task: the best submission's verdict, score and time, with review flags."""
     data = results.assessment_results(api_user(), assessment_id)
@@ -119,7 +119,7 @@ def preview(token):
 
 @invitations_blp.route("/<token>/accept", methods=["POST"])
 @invitations_blp.response(200, AcceptResultSchema)
-@login_required()
+@token_required()
 def accept(token):
     """Start the assessment as the signed-in candidate: the clock starts now."""
     invitation = service.accept(api_user(), token)
@@ -129,7 +129,7 @@ def accept(token):
 
 @candidates_blp.route("/<int:candidate_id>/profile")
 @candidates_blp.response(200, ProfileSchema)
-@login_required()
+@token_required()
 def profile(candidate_id):
     """Verified skills with level and evidence, and claimed skills apart (the candidate, and
     recruiters of organisations whose invitation the candidate accepted)."""
@@ -143,25 +143,22 @@ class ResumeUploadSchema(Schema):
 @candidates_blp.route("/<int:candidate_id>/resume", methods=["POST"])
 @candidates_blp.arguments(ResumeUploadSchema, location="files", example={"file": PROFILE_EXAMPLE})
 @candidates_blp.response(200, ProfileSchema)
-@login_required()
+@token_required()
 def upload_resume(files, candidate_id):
     """Your résumé as a file: its text becomes your profile text and the skills it names your
     claimed skills (kept until you replace or delete it)."""
-    from .resume import ResumeError, uploaded_resume_text
+    from .resume import uploaded_resume_text
 
     if api_user().id != candidate_id:
         abort(404, message="no such candidate", field="candidate_id")
-    try:
-        text = uploaded_resume_text(files["file"])
-    except ResumeError as err:
-        abort(422, message=err.message, field=err.field)
+    text = uploaded_resume_text(files["file"])  # refused (422) when it cannot be read
     results.save_claims(api_user(), candidate_id, text)
     return results.candidate_profile(api_user(), candidate_id)
 
 
 @candidates_blp.route("/<int:candidate_id>/profile", methods=["DELETE"])
 @candidates_blp.response(204)
-@login_required()
+@token_required()
 def delete_profile(candidate_id):
     """Delete your profile text and the claims read from it (verified skills stay)."""
     results.save_claims(api_user(), candidate_id, "")
@@ -170,7 +167,7 @@ def delete_profile(candidate_id):
 @candidates_blp.route("/<int:candidate_id>/profile", methods=["PUT"])
 @candidates_blp.arguments(ProfileTextSchema, example={"text": PROFILE_EXAMPLE})
 @candidates_blp.response(200, ProfileSchema)
-@login_required()
+@token_required()
 def save_profile(data, candidate_id):
     """Your profile or résumé text: the skills it names become claimed skills (empty deletes it)."""
     results.save_claims(api_user(), candidate_id, data["text"])

@@ -4,7 +4,7 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 from accounts.models import Role
-from web.auth import api_user, login_required
+from accounts.tokens import api_user, token_required
 from web.fields import UtcDateTime
 
 from . import exports, matching
@@ -101,7 +101,7 @@ class FittingJobsSchema(Schema):
 
 
 @blp.route("/jobs/<int:job_id>/applications", methods=["POST"])
-@login_required(Role.CANDIDATE)
+@token_required(Role.CANDIDATE)
 @blp.response(201, ApplicationSchema)
 @blp.alt_response(200, schema=ApplicationSchema, description="already applied: the same application")
 def apply(job_id):
@@ -111,7 +111,7 @@ def apply(job_id):
 
 
 @blp.route("/jobs/<int:job_id>/candidates", methods=["GET"])
-@login_required(Role.RECRUITER, Role.ADMIN)
+@token_required(Role.RECRUITER, Role.ADMIN)
 @blp.arguments(TopSchema, location="query")
 @blp.response(200, RankedCandidatesSchema)
 def candidates(query, job_id):
@@ -120,7 +120,7 @@ def candidates(query, job_id):
 
 
 @blp.route("/candidates/<int:candidate_id>/jobs", methods=["GET"])
-@login_required()
+@token_required()
 @blp.arguments(TopSchema, location="query")
 @blp.response(200, FittingJobsSchema)
 def fitting_jobs(query, candidate_id):
@@ -129,7 +129,7 @@ def fitting_jobs(query, candidate_id):
 
 
 @blp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report", methods=["GET"])
-@login_required()
+@token_required()
 @blp.response(200, RankedCandidateSchema)
 def report(job_id, candidate_id):
     """One candidate's match report for a job (the job's recruiters, or the candidate)."""
@@ -138,7 +138,7 @@ def report(job_id, candidate_id):
 
 
 @blp.route("/jobs/<int:job_id>/candidates/<int:candidate_id>/report.pdf", methods=["GET"])
-@login_required()
+@token_required()
 @blp.response(200, content_type="application/pdf", description="a one-page PDF of the match report")
 def report_pdf(job_id, candidate_id):
     """The match report as a one-page PDF."""

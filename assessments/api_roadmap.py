@@ -4,8 +4,8 @@ from flask import Response
 from flask_smorest import Blueprint, abort
 from marshmallow import Schema, ValidationError, fields, validate
 
+from accounts.tokens import api_user, token_required
 from jobdata.salary import LEVELS, TRACKS
-from web.auth import api_user, login_required
 from web.fields import UtcDateTime
 
 from . import exports, roadmaps
@@ -89,7 +89,7 @@ def roadmap(data):
 
 
 @blp.route("/roadmaps", methods=["GET"])
-@login_required()
+@token_required()
 @blp.response(200, SavedRoadmapSchema(many=True))
 def saved():
     """Your saved roadmaps, newest first."""
@@ -97,7 +97,7 @@ def saved():
 
 
 @blp.route("/roadmaps", methods=["POST"])
-@login_required()
+@token_required()
 @blp.arguments(RoadmapRequestSchema, example=ROADMAP_EXAMPLE)
 @blp.response(201, SavedRoadmapSchema)
 def save(data):
@@ -106,7 +106,7 @@ def save(data):
 
 
 @blp.route("/roadmaps/<int:roadmap_id>", methods=["GET"])
-@login_required()
+@token_required()
 @blp.response(200, SavedRoadmapSchema)
 def one(roadmap_id):
     """One of your saved roadmaps."""
@@ -114,7 +114,7 @@ def one(roadmap_id):
 
 
 @blp.route("/roadmaps/<int:roadmap_id>", methods=["DELETE"])
-@login_required()
+@token_required()
 @blp.response(204)
 def remove(roadmap_id):
     """Delete one of your saved roadmaps."""
@@ -122,7 +122,7 @@ def remove(roadmap_id):
 
 
 @blp.route("/roadmaps/<int:roadmap_id>/steps/<string:skill>", methods=["PUT"])
-@login_required()
+@token_required()
 @blp.arguments(StepSchema, example={"done": True})
 @blp.response(200, SavedRoadmapSchema)
 def step(data, roadmap_id, skill):
@@ -133,7 +133,7 @@ def step(data, roadmap_id, skill):
 
 
 @blp.route("/roadmaps/<int:roadmap_id>/pdf", methods=["GET"])
-@login_required()
+@token_required()
 @blp.response(200, content_type="application/pdf", description="a one-page PDF of the roadmap")
 def pdf(roadmap_id):
     """One of your saved roadmaps as a one-page PDF."""

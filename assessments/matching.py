@@ -14,11 +14,11 @@ import gpu_tasks
 from accounts.models import Role, User
 from extensions import db
 from jobdata.models import Job, JobApplication
+from skillmap.errors import Forbidden, NotFound
 from skillmap.match import Candidate, CandidatePool, Job as MatchJob, match, rank
 from skillmap.taxonomy import load_taxonomy
 from skillmap.verified import DIFFICULTY_WEIGHT, verified_skills
 
-from .errors import AssessmentError
 from .models import Assessment, AssessmentInvitation, CandidateProfile
 from .results import evidence_of
 
@@ -28,10 +28,10 @@ MAX_TOP = 100
 def apply(user: User, job_id: int) -> tuple[JobApplication, bool]:
     """The candidate's application to a job, and whether it is new (applying twice is one)."""
     if not user.has_role(Role.CANDIDATE):
-        raise AssessmentError("only candidates apply to jobs", status=403)
+        raise Forbidden("only candidates apply to jobs")
     job = db.session.get(Job, job_id)
     if job is None:
-        raise AssessmentError("no such job", status=404, field="job_id")
+        raise NotFound("no such job", field="job_id")
     existing = _application(job_id, user.id)
     if existing is not None:
         return existing, False
@@ -92,7 +92,7 @@ def ranked_candidates(reader: User, job_id: int, top: int = 10) -> dict:
     allowed = job is not None and (reader.has_role(Role.ADMIN) or (
         reader.has_role(Role.RECRUITER) and reader.organisation_id == job.organisation_id))
     if not allowed:
-        raise AssessmentError("no such job", status=404, field="job_id")
+        raise NotFound("no such job", field="job_id")
     ids = organisation_candidates(job.organisation_id)
     candidates = candidates_of(ids)
     tax = load_taxonomy()
@@ -115,7 +115,7 @@ def ranked_candidates(reader: User, job_id: int, top: int = 10) -> dict:
 def best_jobs(reader: User, candidate_id: int, top: int = 10) -> dict:
     """The stored jobs that fit the candidate best, with the same reasons (the candidate only)."""
     if reader.id != candidate_id and not reader.has_role(Role.ADMIN):
-        raise AssessmentError("no such candidate", status=404, field="candidate_id")
+        raise NotFound("no such candidate", field="candidate_id")
     candidate = candidates_of([candidate_id])[0]
     tax = load_taxonomy()
     practice = practice_map()
@@ -140,14 +140,14 @@ def match_report(reader: User, job_id: int, candidate_id: int) -> tuple[dict, Jo
     the candidate."""
     job = db.session.get(Job, job_id)
     if job is None:
-        raise AssessmentError("no such job", status=404, field="job_id")
+        raise NotFound("no such job", field="job_id")
     recruiter = reader.has_role(Role.ADMIN) or (
         reader.has_role(Role.RECRUITER) and reader.organisation_id == job.organisation_id
         and candidate_id in organisation_candidates(job.organisation_id))
     if not (recruiter or reader.id == candidate_id):
-        raise AssessmentError("no such candidate", status=404, field="candidate_id")
+        raise NotFound("no such candidate", field="candidate_id")
     if db.session.get(User, candidate_id) is None:
-        raise AssessmentError("no such candidate", status=404, field="candidate_id")
+        raise NotFound("no such candidate", field="candidate_id")
     candidate = candidates_of([candidate_id])[0]
     report = match(candidate, MatchJob.from_parse(job.facts), load_taxonomy(), practice_map())
     report["display_name"] = _names([candidate_id]).get(candidate_id)

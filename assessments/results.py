@@ -9,12 +9,12 @@ from sqlalchemy import select
 import gpu_tasks
 from accounts.models import Role, User
 from extensions import db
+from skillmap.errors import NotFound
 from skillmap.profile import parse_profile
 from skillmap.taxonomy import load_taxonomy
 from skillmap.verified import Evidence, verified_skills
 
 from . import integrity
-from .errors import AssessmentError
 from .models import (AssessmentInvitation, CandidateProfile, Submission, SubmissionKind,
                      SubmissionStatus)
 from .service import owned_assessment
@@ -130,7 +130,7 @@ def candidate_profile(reader: User, candidate_id: int) -> dict:
     """Verified skills (from accepted, unflagged work) and claimed skills, kept apart."""
     candidate = db.session.get(User, candidate_id)
     if candidate is None or not _may_read_profile(reader, candidate_id):
-        raise AssessmentError("no such candidate", status=404, field="candidate_id")
+        raise NotFound("no such candidate", field="candidate_id")
     evidence, copied = evidence_of([candidate_id]).get(candidate_id, ([], set()))
     tax = load_taxonomy()
     verified = verified_skills(evidence)
@@ -193,7 +193,7 @@ def _copied_from_reference(subs: list[Submission]) -> set[int]:
 def save_claims(user: User, candidate_id: int, text: str) -> CandidateProfile:
     """The candidate's own profile text, parsed for claimed skills; an empty text deletes it."""
     if user.id != candidate_id:
-        raise AssessmentError("no such candidate", status=404, field="candidate_id")
+        raise NotFound("no such candidate", field="candidate_id")
     profile = db.session.get(CandidateProfile, candidate_id)
     if not text.strip():
         if profile is not None:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import io
 import zipfile
 
-from skillmap.errors import FieldError
+from skillmap.errors import Invalid
 
 MAX_PAGES = 30
 MAX_TEXT = 50_000  # characters kept, as for a typed profile
 
 
-class ResumeError(FieldError):
+class ResumeError(Invalid):
     def __init__(self, message: str, field: str = "file"):
         super().__init__(message, field)
 

@@ -14,12 +14,12 @@ from extensions import db
 from jobdata.models import Job, JobSkill
 from jobdata.salary import LEVELS, SENIORITY_LEVEL, TRACKS, salary_band
 from jobdata.service import salary_postings
+from skillmap.errors import Invalid, NotFound
 from skillmap.profile import parse_profile
 from skillmap.roadmap import build_roadmap, load_resources
 from skillmap.taxonomy import load_taxonomy
 from skillmap.verified import verified_skills
 
-from .errors import AssessmentError
 from .models import SavedRoadmap
 from .results import evidence_of
 
@@ -67,24 +67,23 @@ def plan(user: User | None, data: dict) -> dict:
     """The roadmap for a request: target, level, location, profile text, hours per week."""
     target, level = data["target"], data.get("level") or "mid"
     if level not in LEVELS:
-        raise AssessmentError(f"unknown level {level!r}; one of {', '.join(LEVELS)}", status=422, field="level")
+        raise Invalid(f"unknown level {level!r}; one of {', '.join(LEVELS)}", field="level")
     if target in TRACKS:
         skills, counted = track_target(target, level)
         track, about = target, {"kind": "track", "track": target, "postings": counted}
         if not skills:
-            raise AssessmentError(f"no stored postings for {target} yet", status=422, field="target")
+            raise Invalid(f"no stored postings for {target} yet", field="target")
     elif str(target).isdigit():
         job = db.session.get(Job, int(target))
         if job is None:
-            raise AssessmentError("no such job", status=404, field="target")
+            raise NotFound("no such job", field="target")
         skills = [(s["id"], s.get("need") or ("required" if s.get("required") else "preferred"))
                   for s in job.facts.get("skills", [])]
         track = job.primary_track
         about = {"kind": "job", "job_id": job.id, "title": job.title, "track": track}
         level = SENIORITY_LEVEL.get(job.seniority or "", level)
     else:
-        raise AssessmentError(f"target must be a track ({', '.join(TRACKS)}) or a job id",
-                              status=422, field="target")
+        raise Invalid(f"target must be a track ({', '.join(TRACKS)}) or a job id", field="target")
     verified: dict[str, float] = {}
     if user is not None and data.get("use_verified", True):
         evidence = evidence_of([user.id]).get(user.id, ([], set()))[0]
@@ -115,14 +114,14 @@ def save(user: User, data: dict) -> SavedRoadmap:
 def owned(user: User, roadmap_id: int) -> SavedRoadmap:
     saved = db.session.get(SavedRoadmap, roadmap_id)
     if saved is None or saved.user_id != user.id:
-        raise AssessmentError("no such roadmap", status=404, field="roadmap_id")
+        raise NotFound("no such roadmap", field="roadmap_id")
     return saved
 
 
 def tick(user: User, roadmap_id: int, skill: str, done: bool) -> SavedRoadmap:
     saved = owned(user, roadmap_id)
     if skill not in {s["skill"] for s in saved.plan.get("steps", [])}:
-        raise AssessmentError(f"{skill!r} is not a step of this roadmap", status=404, field="skill")
+        raise NotFound(f"{skill!r} is not a step of this roadmap", field="skill")
     marked = [s for s in saved.done if s != skill] + ([skill] if done else [])
     saved.done = marked
     db.session.commit()

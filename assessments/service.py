@@ -14,9 +14,9 @@ from accounts import mail
 from accounts.models import Role, User, utcnow
 from extensions import db
 from jobdata.models import Job
+from skillmap.errors import Conflict, Forbidden, Gone, Invalid, NotFound
 
 from . import catalog
-from .errors import AssessmentError
 from .models import Assessment, AssessmentInvitation, Backend
 
 INVITATION_TTL = timedelta(days=14)
@@ -38,7 +38,7 @@ def available_backends() -> list[str]:
 
 def check_backend(backend: str, field: str = "backend") -> str:
     if backend not in available_backends():
-        raise AssessmentError(
+        raise Invalid(
             f"backend {backend!r} has no workers here; use one of {', '.join(available_backends())}",
             field=field)
     return backend
@@ -46,7 +46,7 @@ def check_backend(backend: str, field: str = "backend") -> str:
 
 def _recruiter(user: User) -> None:
     if not (user.has_role(Role.RECRUITER) and user.organisation_id):
-        raise AssessmentError("only an organisation's recruiters manage assessments", status=403)
+        raise Forbidden("only an organisation's recruiters manage assessments")
 
 
 def suggest_tasks(job: Job, limit: int = 3) -> list[str]:
@@ -60,7 +60,7 @@ def suggest_tasks(job: Job, limit: int = 3) -> list[str]:
 def _job_of_organisation(user: User, job_id: int) -> Job:
     job = db.session.get(Job, job_id)
     if job is None or job.organisation_id != user.organisation_id:
-        raise AssessmentError("no such job in your organisation", status=404, field="job_id")
+        raise NotFound("no such job in your organisation", field="job_id")
     return job
 
 
@@ -75,18 +75,18 @@ def create(user: User, job_id: int, tasks: list[str] | None, time_limit_minutes:
     job = _job_of_organisation(user, job_id)
     check_backend(backend)
     if not MIN_MINUTES <= time_limit_minutes <= MAX_MINUTES:
-        raise AssessmentError(f"the time limit is between {MIN_MINUTES} minutes and 7 days "
-                              f"({MAX_MINUTES} minutes)", field="time_limit_minutes")
+        raise Invalid(f"the time limit is between {MIN_MINUTES} minutes and 7 days "
+                      f"({MAX_MINUTES} minutes)", field="time_limit_minutes")
     if tasks:
         unknown = [t for t in tasks if t not in catalog.gpu_tasks.TASKS]
         if unknown:
-            raise AssessmentError(f"unknown task {unknown[0]!r}", field="tasks")
+            raise Invalid(f"unknown task {unknown[0]!r}", field="tasks")
         tasks = list(dict.fromkeys(tasks))
     else:
         tasks = suggest_tasks(job)
         if not tasks:
-            raise AssessmentError("no task of the bank evidences this job's skills; name the tasks",
-                                  field="tasks")
+            raise Invalid("no task of the bank evidences this job's skills; name the tasks",
+                          field="tasks")
     assessment = Assessment(organisation_id=user.organisation_id, job_id=job.id,
                             created_by_id=user.id, title=title or f"{job.title}: GPU assessment",
                             tasks=tasks, time_limit_minutes=time_limit_minutes, backend=backend)
@@ -104,14 +104,14 @@ def visible_assessment(user: User, assessment_id: int) -> Assessment:
             return assessment
         if entry_for(user, assessment) is not None:
             return assessment
-    raise AssessmentError("no such assessment", status=404, field="assessment_id")
+    raise NotFound("no such assessment", field="assessment_id")
 
 
 def owned_assessment(user: User, assessment_id: int) -> Assessment:
     assessment = db.session.get(Assessment, assessment_id)
     if assessment is None or not user.has_role(Role.RECRUITER) \
             or assessment.organisation_id != user.organisation_id:
-        raise AssessmentError("no such assessment", status=404, field="assessment_id")
+        raise NotFound("no such assessment", field="assessment_id")
     return assessment
 
 
@@ -139,8 +139,8 @@ def invite(user: User, assessment_id: int, email: str,
     assessment = owned_assessment(user, assessment_id)
     email = email.strip().lower()
     if not EMAIL.match(email) or len(email) > 254:
-        raise AssessmentError("enter the candidate's e-mail address, like ada@example.com",
-                              field="email")
+        raise Invalid("enter the candidate's e-mail address, like ada@example.com",
+                      field="email")
     token = TOKEN_PREFIX + secrets.token_urlsafe(24)
     invitation = AssessmentInvitation(assessment=assessment, email=email,
                                       token_hash=digest(token), invited_by_id=user.id,
@@ -162,7 +162,7 @@ def invitation_for_token(token: str) -> AssessmentInvitation:
     invitation = db.session.scalar(select(AssessmentInvitation).where(
         AssessmentInvitation.token_hash == digest(token)))
     if invitation is None:
-        raise AssessmentError("this invitation is unknown", status=404, field="token")
+        raise NotFound("this invitation is unknown", field="token")
     return invitation
 
 
@@ -172,14 +172,13 @@ def accept(user: User, token: str) -> AssessmentInvitation:
     if invitation.candidate_id is not None:
         if invitation.candidate_id == user.id:
             return invitation  # opening the link again resumes, the clock keeps running
-        raise AssessmentError("this invitation has been used", status=409, field="token")
+        raise Conflict("this invitation has been used", field="token")
     if invitation.expires_at < utcnow():
-        raise AssessmentError("this invitation has expired", status=410, field="token")
+        raise Gone("this invitation has expired", field="token")
     if not user.has_role(Role.CANDIDATE):
-        raise AssessmentError("sign in as a candidate to take an assessment", status=403,
-                              field="token")
+        raise Forbidden("sign in as a candidate to take an assessment", field="token")
     if entry_for(user, invitation.assessment) is not None:
-        raise AssessmentError("you have already started this assessment", status=409, field="token")
+        raise Conflict("you have already started this assessment", field="token")
     now = utcnow()
     deadline = now + timedelta(minutes=invitation.assessment.time_limit_minutes)
     # Conditional, so two people opening the same link at once cannot both take it.
@@ -189,7 +188,7 @@ def accept(user: User, token: str) -> AssessmentInvitation:
         .values(candidate_id=user.id, started_at=now, deadline=deadline)).rowcount
     db.session.commit()
     if not taken:
-        raise AssessmentError("this invitation has been used", status=409, field="token")
+        raise Conflict("this invitation has been used", field="token")
     db.session.refresh(invitation)
     return invitation
 

@@ -5,9 +5,9 @@ from sqlalchemy import select
 
 from accounts.models import Role, User, utcnow
 from extensions import db
+from skillmap.errors import Conflict, Forbidden, Invalid, NotFound, TooLarge
 
 from . import catalog, queue
-from .errors import AssessmentError
 from .models import Assessment, Submission, SubmissionKind, SubmissionStatus
 from .service import check_backend, entry_for
 
@@ -16,11 +16,10 @@ MAX_SOURCE_BYTES = 64 * 1024
 
 def _check_source(source: str) -> None:
     if not source.strip():
-        raise AssessmentError("source is empty", field="source")
+        raise Invalid("source is empty", field="source")
     size = len(source.encode("utf-8", "surrogatepass"))
     if size > MAX_SOURCE_BYTES:
-        raise AssessmentError(f"source is {size} bytes; at most {MAX_SOURCE_BYTES} bytes",
-                              status=413, field="source")
+        raise TooLarge(f"source is {size} bytes; at most {MAX_SOURCE_BYTES} bytes", field="source")
 
 
 def _assessment_backend(user: User, assessment_id: int, task: str, kind: SubmissionKind) -> str:
@@ -28,12 +27,11 @@ def _assessment_backend(user: User, assessment_id: int, task: str, kind: Submiss
     assessment = db.session.get(Assessment, assessment_id)
     entry = entry_for(user, assessment) if assessment else None
     if entry is None:
-        raise AssessmentError("no such assessment among yours", status=404, field="assessment_id")
+        raise NotFound("no such assessment among yours", field="assessment_id")
     if task not in assessment.tasks:
-        raise AssessmentError(f"task {task!r} is not part of this assessment", field="task")
+        raise Invalid(f"task {task!r} is not part of this assessment", field="task")
     if kind is SubmissionKind.SUBMISSION and utcnow() > entry.deadline:
-        raise AssessmentError("the assessment's time is up; submissions are closed",
-                              status=403, field="assessment_id")
+        raise Forbidden("the assessment's time is up; submissions are closed", field="assessment_id")
     return assessment.backend
 
 
@@ -43,12 +41,12 @@ def create(user: User, task: str, source: str, *, kind: SubmissionKind = Submiss
     try:
         catalog.task_or_error(task)
     except catalog.UnknownTask as err:
-        raise AssessmentError(str(err), field="task") from None
+        raise Invalid(str(err), field="task") from None
     _check_source(source)
     if assessment_id is not None:
         fixed = _assessment_backend(user, assessment_id, task, kind)
         if backend and backend != fixed:
-            raise AssessmentError(f"this assessment runs on the {fixed} backend", field="backend")
+            raise Invalid(f"this assessment runs on the {fixed} backend", field="backend")
         backend = fixed
     else:
         backend = check_backend(backend or "cpu")
@@ -75,17 +73,16 @@ def readable(user: User, sub_id: int, kind: SubmissionKind = SubmissionKind.SUBM
         if sub.user_id == user.id or (kind is SubmissionKind.SUBMISSION
                                       and (_recruiter_of(user, sub) or sub.public)):
             return sub
-    raise AssessmentError(f"no such {kind.value}", status=404, field="id")
+    raise NotFound(f"no such {kind.value}", field="id")
 
 
 def set_public(user: User, sub_id: int, public: bool) -> Submission:
     """Share (or stop sharing) an accepted solution's code on the task's leaderboard."""
     sub = db.session.get(Submission, sub_id)
     if sub is None or sub.user_id != user.id or sub.kind != SubmissionKind.SUBMISSION.value:
-        raise AssessmentError("no such submission", status=404, field="id")
+        raise NotFound("no such submission", field="id")
     if public and sub.verdict != "accepted":
-        raise AssessmentError("only an accepted solution can be made public", status=409,
-                              field="public")
+        raise Conflict("only an accepted solution can be made public", field="public")
     sub.public = public
     db.session.commit()
     return sub

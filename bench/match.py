@@ -25,7 +25,7 @@ sys.path = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(HERE.parent))
 
 
-from jobdata.corpus import load_corpus  # noqa: E402
+from skillmap.corpus import load_corpus  # noqa: E402
 from skillmap.match import (CandidatePool, Candidate, EXPERIENCE_POINTS, Job, TRACK_POINTS,  # noqa: E402
                             _skill_weights, experience_fit, rank)
 from skillmap.parse import parse_job  # noqa: E402

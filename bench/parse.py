@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 import spacy  # noqa: E402
 
-from jobdata.corpus import load_corpus  # noqa: E402
+from skillmap.corpus import load_corpus  # noqa: E402
 from skillmap.parse import parse_job  # noqa: E402
 
 

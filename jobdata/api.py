@@ -3,8 +3,8 @@ from flask.views import MethodView
 from flask_smorest import Blueprint, abort
 
 from accounts.models import Role
+from accounts.tokens import api_user, token_required
 from skillmap.parse import ParseError, parse_job
-from web.auth import api_user, login_required
 
 from . import service
 from .schemas import (JobCreateSchema, JobPageSchema, JobQuerySchema, JobSchema, JobUpdateSchema,
@@ -21,10 +21,6 @@ Requirements:
 Nice to have: Triton, Nsight Compute.
 Salary: $180,000 - $220,000 per year."""
 JOB_EXAMPLE = {"title": "Senior CUDA Engineer", "location": "Austin, TX", "text": POSTING_EXAMPLE}
-
-
-def _refuse(err: service.JobError):
-    abort(err.status, message=err.message, field=err.field)
 
 
 @blp.route("/parse", methods=["POST"])
@@ -51,7 +47,7 @@ class Jobs(MethodView):
         return {"items": rows, "page": page, "per_page": per_page, "total": total,
                 "pages": (total + per_page - 1) // per_page}
 
-    @login_required(Role.RECRUITER)
+    @token_required(Role.RECRUITER)
     @blp.arguments(JobCreateSchema, example=JOB_EXAMPLE)
     @blp.response(201, JobSchema)
     def post(self, data):
@@ -66,29 +62,20 @@ class JobItem(MethodView):
     @blp.response(200, JobSchema)
     def get(self, job_id):
         """One job with its full parse."""
-        try:
-            return service.get_job(job_id)
-        except service.JobError as err:
-            _refuse(err)
+        return service.get_job(job_id)
 
-    @login_required(Role.RECRUITER, Role.ADMIN)
+    @token_required(Role.RECRUITER, Role.ADMIN)
     @blp.arguments(JobUpdateSchema, example={"location": "Remote (US)"})
     @blp.response(200, JobSchema)
     def put(self, data, job_id):
         """Change a job of your organisation; a new text is parsed again."""
-        try:
-            return service.update_job(api_user(), job_id, data)
-        except service.JobError as err:
-            _refuse(err)
+        return service.update_job(api_user(), job_id, data)
 
-    @login_required(Role.RECRUITER, Role.ADMIN)
+    @token_required(Role.RECRUITER, Role.ADMIN)
     @blp.response(204)
     def delete(self, job_id):
         """Delete a job of your organisation."""
-        try:
-            service.delete_job(api_user(), job_id)
-        except service.JobError as err:
-            _refuse(err)
+        service.delete_job(api_user(), job_id)
 
 
 skills_blp = Blueprint("skills", __name__, url_prefix="/api/v1/skills",

@@ -1,8 +1,8 @@
 """Salary bands API: GET /api/v1/salary?track=&level=&location=&currency=."""
-from flask_smorest import Blueprint, abort
+from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
-from .salary import LEVELS, TRACKS, SalaryError, salary_band
+from .salary import LEVELS, TRACKS, salary_band
 from .service import salary_postings
 
 blp = Blueprint("salary", __name__, url_prefix="/api/v1/salary",
@@ -51,8 +51,5 @@ class SalaryBandSchema(Schema):
 def band(query):
     """A salary band with every source that made it: BLS OEWS (national and metro), the level
     ranges of seed 001, and the ranges posted in jobs stored here in the last 12 months."""
-    try:
-        return salary_band(query["track"], query["level"], query.get("location"),
-                           postings=salary_postings(), currency=query["currency"])
-    except SalaryError as err:
-        abort(422, message=err.message, field=err.field)
+    return salary_band(query["track"], query["level"], query.get("location"),
+                       postings=salary_postings(), currency=query["currency"])

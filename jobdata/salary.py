@@ -25,7 +25,7 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 
-from skillmap.errors import FieldError
+from skillmap.errors import Invalid
 
 TRACKS = ("infrastructure", "hardware_design", "architecture_modeling", "software_optimization")
 LEVELS = ("entry", "mid", "senior", "staff_principal")
@@ -83,7 +83,7 @@ SEED_001 = {
 SEED_001_CITATION = "KernelPath seed 001: GPU performance engineer profile, US market 2024"
 
 
-class SalaryError(FieldError):
+class SalaryError(Invalid):
     """An unknown track or level."""
 
 

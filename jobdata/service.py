@@ -7,16 +7,11 @@ from sqlalchemy import func, or_, select
 
 from accounts.models import Role, User
 from extensions import db
+from skillmap.errors import Forbidden, NotFound
 from skillmap.parse import PARSER_VERSION, parse_job
 
 from .edits import effective, yearly_salary
 from .models import Job, JobSkill
-
-
-class JobError(Exception):
-    def __init__(self, message: str, *, status: int = 422, field: str | None = None):
-        super().__init__(message)
-        self.message, self.status, self.field = message, status, field
 
 
 def _apply_parse(job: Job) -> None:
@@ -75,7 +70,7 @@ def create_job(organisation_id: int, title: str, text: str, location: str | None
 def get_job(job_id: int) -> Job:
     job = db.session.get(Job, job_id)
     if job is None:
-        raise JobError("no such job", status=404, field="job_id")
+        raise NotFound("no such job", field="job_id")
     return job
 
 
@@ -89,7 +84,7 @@ def can_change(user: User, job: Job) -> bool:
 def update_job(user: User, job_id: int, changes: dict) -> Job:
     job = get_job(job_id)
     if not can_change(user, job):
-        raise JobError("this job belongs to another organisation", status=403)
+        raise Forbidden("this job belongs to another organisation")
     for key in ("title", "location", "text"):
         if key in changes:
             setattr(job, key, changes[key])
@@ -106,7 +101,7 @@ def update_job(user: User, job_id: int, changes: dict) -> Job:
 def delete_job(user: User, job_id: int) -> None:
     job = get_job(job_id)
     if not can_change(user, job):
-        raise JobError("this job belongs to another organisation", status=403)
+        raise Forbidden("this job belongs to another organisation")
     db.session.delete(job)
     db.session.commit()
 

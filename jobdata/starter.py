@@ -8,8 +8,8 @@ from sqlalchemy import select
 
 from accounts.models import Organisation
 from extensions import db
+from skillmap.corpus import load_corpus
 
-from .corpus import load_corpus
 from .models import Job
 from .service import create_job
 

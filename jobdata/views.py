@@ -11,7 +11,9 @@ from flask_login import current_user, login_required
 from marshmallow import ValidationError
 
 from accounts.models import Role
+from skillmap.errors import NotFound, Refusal
 from skillmap.parse import parse_job
+from web.errors import http_status
 
 from . import service
 from .edits import corrections, effective
@@ -41,7 +43,7 @@ def detail(job_id):
 def _job_or_404(job_id: int):
     try:
         return service.get_job(job_id)
-    except service.JobError:
+    except NotFound:
         abort(404)
 
 
@@ -148,8 +150,8 @@ def edit(job_id):
         changes["text"] = posting["text"]
     try:
         service.update_job(current_user, job.id, changes)
-    except service.JobError as err:
-        abort(err.status)
+    except Refusal as err:
+        abort(http_status(err))
     flash("Changes saved.", "ok")
     return redirect(url_for(".detail", job_id=job.id))
 

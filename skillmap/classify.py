@@ -1,12 +1,13 @@
 """Track classifier: TF-IDF + logistic regression on the labelled corpus. Follows
-scikit-learn's estimator conventions; used to train and to cross-validate. Parsing predicts with
-the fitted arrays alone (`skillmap.track_model.TrackModel`), without importing scikit-learn.
+scikit-learn's estimator conventions and predicts with scikit-learn; used to train and to
+cross-validate. Parsing predicts with the fitted arrays alone (`to_model()`, a
+`skillmap.track_model.TrackModel`), so a parse never imports scikit-learn; the tests hold the two
+to the same probabilities.
 
 Features are lower-cased token counts from spaCy's tokenizer (`Doc.count_by(LOWER)`), so the
 parse reuses the tokens it already has instead of tokenizing the posting a second time.
 """
 from __future__ import annotations
-
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -15,7 +16,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 
 from .taxonomy import TRACKS
-from .track_model import TrackModel, count_matrix, token_counts
+from .track_model import TrackModel, count_matrix, over_tracks, token_counts
 
 
 class TrackClassifier(ClassifierMixin, BaseEstimator):
@@ -48,8 +49,10 @@ class TrackClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X) -> np.ndarray:
+        """Rows of probabilities over TRACKS (zero for a track the training data lacked)."""
         check_is_fitted(self, "model_")
-        return self.to_model().predict_proba(X)
+        return over_tracks(self.model_.predict_proba(self.tfidf_.transform(self._matrix(X))),
+                           self.class_index_)
 
     def to_model(self) -> TrackModel:
         """The fitted arrays, enough to predict without scikit-learn."""
@@ -60,5 +63,3 @@ class TrackClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-

@@ -21,14 +21,13 @@ from pathlib import Path
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from jobdata.corpus import load_corpus
-
 from .classify import TrackClassifier
+from .corpus import load_corpus
 from .tracks import TEXT_WEIGHT, blend, taxonomy_scores
 from .extract import build_pipeline, skill_mentions
 from .taxonomy import TRACKS, load_taxonomy
 
-GOLD_DIR = Path(__file__).resolve().parents[1] / "jobdata" / "data" / "gold"
+GOLD_DIR = Path(__file__).parent / "data" / "gold"
 WEIGHTS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
 
 
@@ -185,7 +184,7 @@ def print_field_scores(scores: dict, label: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Measure the job-description parser.")
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--gold", nargs="*", help="gold JSONL files (default: jobdata/data/gold/*.jsonl)")
+    parser.add_argument("--gold", nargs="*", help="gold JSONL files (default: skillmap/data/gold/*.jsonl)")
     parser.add_argument("--labelled", nargs="+", help="labelled real postings (JSON lines) to score field by field")
     parser.add_argument("--split", choices=("all", "odd", "even"), default="all")
     parser.add_argument("--verbose", action="store_true", help="list the postings each field gets wrong")

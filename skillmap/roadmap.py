@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .errors import FieldError
+from .errors import Invalid
 from .taxonomy import Taxonomy
 
 PHASES = ("foundations", "gpu_fundamentals", "specialisation", "portfolio")
@@ -30,7 +30,7 @@ TASKS_PER_STEP = 2
 _FOUNDATION_CATEGORIES = frozenset({"fundamentals", "language"})
 
 
-class RoadmapError(FieldError):
+class RoadmapError(Invalid):
     """A roadmap request the plan cannot be made from."""
 
 

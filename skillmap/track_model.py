@@ -63,6 +63,16 @@ def count_matrix(X, vocabulary: np.ndarray):
                        indptr), shape=(len(indptr) - 1, len(vocabulary)))
 
 
+def over_tracks(proba: np.ndarray, class_index) -> np.ndarray:
+    """Probabilities over the model's classes as columns over TRACKS (zero for a track the
+    model never saw); class_index gives each track's column in `proba`, or -1."""
+    out = np.zeros((proba.shape[0], len(TRACKS)))
+    for j, src in enumerate(class_index):
+        if src >= 0:
+            out[:, j] = proba[:, src]
+    return out
+
+
 @dataclass
 class TrackModel:
     """Sublinear TF-IDF, L2 normalisation and a logistic regression, from their fitted arrays."""
@@ -91,13 +101,8 @@ class TrackModel:
 
     def predict_proba(self, X) -> np.ndarray:
         """Rows of probabilities over TRACKS (zero for a track the model never saw)."""
-        X = list(X)
         raw = self.raw_proba([known_counts(item, self.vocabulary) for item in X])
-        out = np.zeros((len(X), len(TRACKS)))
-        for j, src in enumerate(self.class_index):
-            if src >= 0:
-                out[:, j] = raw[:, src]
-        return out
+        return over_tracks(raw, self.class_index)
 
     def save(self, path: Path, digest: str) -> None:
         """Write atomically, so concurrent processes never read half a file."""
@@ -131,7 +136,7 @@ def corpus_digest() -> str:
     """What the shipped model depends on: the corpus files, spaCy's version, the training version."""
     import spacy
 
-    from jobdata.corpus import CORPUS_DIR
+    from .corpus import CORPUS_DIR
 
     h = hashlib.sha256(f"{TRAINING_VERSION}|{spacy.__version__}".encode())
     for path in sorted(CORPUS_DIR.glob("*.jsonl")):
@@ -142,9 +147,8 @@ def corpus_digest() -> str:
 
 def train_default() -> TrackModel:
     """Train on the shipped corpus (needs scikit-learn)."""
-    from jobdata.corpus import load_corpus
-
     from .classify import TrackClassifier
+    from .corpus import load_corpus
 
     corpus = load_corpus()
     return TrackClassifier().fit([p.title + "\n" + p.text for p in corpus],

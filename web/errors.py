@@ -1,7 +1,22 @@
-"""Every API error is JSON: {status, message, field?, errors?}; every page error is a page."""
+"""Every API error is JSON: {status, message, field?, errors?}; every page error is a page.
+The one place a service's refusal (skillmap.errors) gets its HTTP status."""
 from flask import Flask, jsonify, render_template, request
 from marshmallow import Schema, fields
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, default_exceptions
+
+from skillmap.errors import (Conflict, Forbidden, Gone, Invalid, NotFound, Refusal, TooLarge,
+                             Unauthenticated)
+
+REFUSAL_STATUS = {Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Gone: 410,
+                  TooLarge: 413, Invalid: 422}
+
+
+def http_status(refusal: Refusal) -> int:
+    """The HTTP status of a refusal's kind; 422 for a refusal of no listed kind."""
+    for kind in type(refusal).__mro__:
+        if kind in REFUSAL_STATUS:
+            return REFUSAL_STATUS[kind]
+    return 422
 
 
 class ErrorSchema(Schema):
@@ -78,6 +93,16 @@ def register(app: Flask) -> None:
             detail = _first_message(messages)
             message = f"{field}: {detail}" if field and detail else (detail or message)
         return jsonify(error_body(exc.code, message, field, messages)), exc.code
+
+    @app.errorhandler(Refusal)
+    def _refused(err: Refusal):
+        """A refusal no view caught: the API's JSON error, or on a page its status page (a page
+        that can say more, a form error, catches the refusal itself)."""
+        status = http_status(err)
+        if not request.path.startswith("/api/"):
+            # Through the HTTP error handling above, as if the view had aborted.
+            return app.handle_http_exception(default_exceptions[status]())
+        return jsonify(error_body(status, err.message, err.field)), status
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

@@ -1,20 +1,19 @@
 """Operations: /healthz for load balancers and orchestrators, /metrics for Prometheus, and the
-request-latency histogram behind it."""
+request-latency histogram behind it. What a scrape shows beyond this module's own histogram
+comes from the app (`register(app, scrape_registry)`), so this module imports no area."""
 from __future__ import annotations
 
 import hmac
 import ipaddress
 import logging
 import time
+from collections.abc import Callable
 
 from flask import (Blueprint, Flask, abort, current_app, jsonify, request, request_finished,
                    request_started)
-from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
-from sqlalchemy import func, select, text
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
+from sqlalchemy import text
 
-from assessments import metrics
-from assessments.grading import PENDING, SUBMISSIONS
 from extensions import db
 
 log = logging.getLogger(__name__)
@@ -28,9 +27,12 @@ REQUEST_SECONDS = Histogram(
     "kernelpath_http_request_duration_seconds", "Time to answer a request, by Flask endpoint.",
     ("endpoint", "method", "status"))
 _STARTED = "kernelpath.started"
+_SCRAPE = "kernelpath.scrape_registry"
 
 
-def register(app: Flask) -> None:
+def register(app: Flask, scrape_registry: Callable[[], CollectorRegistry]) -> None:
+    """Serve the endpoints; `scrape_registry()` gives what one scrape of /metrics shows."""
+    app.extensions[_SCRAPE] = scrape_registry
     app.register_blueprint(bp)
     # Signals rather than before/after_request: they wrap every hook, whatever its order.
     request_started.connect(_started, app)
@@ -105,7 +107,7 @@ def _ping_broker(url: str):
 @bp.get("/metrics")
 def prometheus_metrics():
     _authorise_scrape()
-    body = generate_latest(metrics.registry(_QueueDepth()))
+    body = generate_latest(current_app.extensions[_SCRAPE]())
     return body, 200, {"Content-Type": CONTENT_TYPE_LATEST, "Cache-Control": "no-store"}
 
 
@@ -127,31 +129,3 @@ def _authorise_scrape() -> None:
         local = False
     if proxied or not local:
         abort(403)
-
-
-class _QueueDepth:
-    """Submissions and runs waiting or being graded, counted at scrape time from the database
-    (the one place both engines share), by status, kind and backend."""
-
-    def collect(self):
-        family = GaugeMetricFamily("kernelpath_grading_queue_depth",
-                                   "Submissions and runs not yet graded.",
-                                   labels=("status", "kind", "backend"))
-        t = SUBMISSIONS.c
-        try:
-            with db.engine.connect() as conn:
-                rows = conn.execute(select(t.status, t.kind, t.backend, func.count())
-                                    .where(t.status.in_(PENDING))
-                                    .group_by(t.status, t.kind, t.backend)).all()
-        except Exception as exc:  # the other metrics still count; /healthz says what is wrong
-            log.warning("queue depth unavailable: %r", exc)
-            return
-        counts = {(s, k, b): n for s, k, b, n in rows}
-        # Zeros for the usual series, so a drained queue reads 0 rather than vanishing.
-        for backend in str(current_app.config.get("GRADING_BACKENDS") or "cpu").split(","):
-            for status in PENDING:
-                for kind in ("submission", "run"):
-                    counts.setdefault((status, kind, backend.strip()), 0)
-        for labels, count in sorted(counts.items()):
-            family.add_metric(list(labels), count)
-        yield family

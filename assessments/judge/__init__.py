@@ -1,7 +1,7 @@
 """The KernelPath judge: `judge(task_slug, source, backend="cpu", seed=None) -> Report`.
 
 Importing this package is cheap and pulls in nothing: the child process imports its own modules
-from here and must not load the task bank or the checks, so the public names resolve lazily.
+from here and must not load the task bank or the comparators, so the public names resolve lazily.
 """
 from __future__ import annotations
 

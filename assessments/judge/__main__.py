@@ -9,13 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .backends.base import BACKENDS
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m assessments.judge",
                                      description="Judge a CuPy kernel submission.")
     parser.add_argument("file", help="the submission (.py defining solve)")
     parser.add_argument("--task", required=True, help="task slug, e.g. vector_add")
-    parser.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--backend", choices=tuple(BACKENDS), default="cpu")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--seed", type=int, default=None, help="input seed (default: secret, random)")
     parser.add_argument("--no-timing", action="store_true", help="skip the timing run on cuda")

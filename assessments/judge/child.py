@@ -1,7 +1,8 @@
 """The untrusted side: imports the submission and runs `solve` on arrays the parent prepared.
 
 Run as `python -m assessments.judge.child`. It must stay lean and must never import the task bank,
-the checks or anything holding seeds or references: it only sees the inputs of the test at hand.
+the comparators or anything holding seeds or references: it only sees the inputs of the test at
+hand. What differs by backend is the backend's child side, backends/<name>/child.py.
 """
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ from pathlib import Path
 from . import kernel_log
 from .protocol import encode
 
-JUDGE_DIR = Path(__file__).resolve().parent
-SHIM_DIR = JUDGE_DIR / "backends" / "cpu" / "shim"
 MODULE_NAME = "solution"
 _EMULATOR_KINDS = {"compile_error", "race_detected", "memory_error", "deadlock", "timeout",
                    "launch_error"}
@@ -29,18 +28,31 @@ class SetupError(Exception):
     """The judge's side failed (no GPU, stand-in missing): never the candidate's fault."""
 
 
+def _cpu_side():
+    from .backends.cpu.child import CpuSide
+    return CpuSide()
+
+
+def _cuda_side():
+    from .backends.cuda.child import CudaSide
+    return CudaSide()
+
+
+# Each backend's child side, imported only when chosen: the other backend is not in the sandbox.
+SIDES = {"cpu": _cpu_side, "cuda": _cuda_side}
+
+
 class Child:
     """State of one child: the channel, the backend's `cupy`, the candidate's solve."""
 
     def __init__(self, backend: str, scratch: Path, answers):
         self.backend = backend
+        self.side = SIDES[backend]()
         self.scratch = scratch
         self.answers = answers
         self.cp = None
         self.solve = None
         self.solution_path: str | None = None
-        self.arch = "sm_90"
-        self.gpu = None        # CUDA entry points captured before the submission is imported
         self.harness = None    # the timing harness, once time_setup succeeded
 
     # -- channel -----------------------------------------------------------------------------
@@ -85,13 +97,12 @@ class Child:
             except ValueError:
                 pass  # builtins and some callables have no signature: the call will tell
         self.solve = solve
-        return {"ok": True, "arch": self.arch}
+        return {"ok": True, "arch": self.side.arch}
 
     def op_run(self, msg: dict) -> dict:
         self._require_solve()
-        self._set_checking(bool(msg.get("checking", False)))
-        if self.backend == "cpu" and msg.get("kernel_timeout_s"):
-            self.cp._kp_timeout_s = float(msg["kernel_timeout_s"])
+        self.side.set_checking(self.cp, bool(msg.get("checking", False)))
+        self.side.set_kernel_timeout(self.cp, msg.get("kernel_timeout_s"))
         args, arrays = self._arguments(msg)
         start = time.perf_counter()
         returned = self.solve(*args)
@@ -106,16 +117,16 @@ class Child:
     def op_time_setup(self, msg: dict) -> dict:
         """Place the benchmark's input variants and the buffer pool (see backends/cuda/timing.py)."""
         self._require_solve()
-        if self.backend != "cuda" or self.gpu is None:
+        harness = self.side.harness(self.solve)
+        if harness is None:
             return {"ok": False, "error": {"type": "Unsupported", "kind": "protocol",
                                            "message": "timing needs the cuda backend"}}
         import numpy as np
-        from .backends.cuda import timing
         variants = []
         for v in msg["variants"]:
             with np.load(str(self.scratch / v["inputs"]), allow_pickle=False) as data:
                 variants.append(({k: data[k] for k in data.files}, v["args"]))
-        self.harness = timing.Harness(self.gpu, self.solve)
+        self.harness = harness
         info = self.harness.setup(variants, int(msg.get("slots", 8)), int(msg.get("pool_bytes", 1 << 33)))
         return {"ok": True, **info}
 
@@ -151,32 +162,12 @@ class Child:
 
     def _import_cupy(self, checking: bool):
         try:
-            if self.backend == "cpu":
-                if str(SHIM_DIR) not in sys.path:
-                    sys.path.insert(0, str(SHIM_DIR))
-                import cupy
-                if not str(getattr(cupy, "__file__", "")).startswith(str(SHIM_DIR)):
-                    raise ImportError("the CPU stand-in for cupy is not the module that was imported")
-                kernel_log.configure(arch="sm_90", gate=True, gate_fatal=True)
-            else:
-                import cupy
-                if cupy.cuda.runtime.getDeviceCount() < 1:
-                    raise RuntimeError("CuPy sees no GPU")
-                from .backends.cuda import timing
-                self.gpu = timing.capture(cupy)
-                from .backends.cuda import wrap
-                self.arch = wrap.device_arch(cupy)
-                kernel_log.configure(arch=self.arch, gate=True, gate_fatal=False)
-                wrap.install(cupy)
+            cupy = self.side.import_cupy()
         except Exception as exc:
             raise SetupError(f"{self.backend} backend unavailable: {type(exc).__name__}: {exc}") from exc
         self.cp = cupy
-        self._set_checking(checking)
+        self.side.set_checking(cupy, checking)
         return cupy
-
-    def _set_checking(self, checking: bool) -> None:
-        if self.backend == "cpu":
-            self.cp._kp_checking = checking
 
     def _arguments(self, msg: dict):
         import numpy as np
@@ -247,7 +238,7 @@ def classify(exc: BaseException) -> tuple[str, dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="assessments.judge.child")
-    parser.add_argument("--backend", choices=("cpu", "cuda"), required=True)
+    parser.add_argument("--backend", choices=tuple(SIDES), required=True)
     parser.add_argument("--scratch", required=True)
     parser.add_argument("--request-fd", type=int, required=True)
     parser.add_argument("--answer-fd", type=int, required=True)

@@ -1,7 +1,10 @@
-"""The judge's pipeline: static checks, the child run of every test, timing, score and report."""
+"""The judge's pipeline: static screen, the child run of every test, timing, score and report.
+
+A step that settles the verdict raises outcome.Decided; the engine catches it where the verdict
+is written (`_finish`) and, for a test, where the test's fields are (`_run_test`).
+"""
 from __future__ import annotations
 
-import contextlib
 import secrets
 import shutil
 import tempfile
@@ -12,19 +15,22 @@ from pathlib import Path
 
 import numpy as np
 
-from . import evaluate, listing, sandbox, scoring, static
-from .outcome import Outcome, Scrubber, from_death, from_error, from_incidents
+from . import arrays, compare, kernels, sandbox, scoring, static
+from .backends.base import Backend, get_backend
+from .listing_text import BUDGET_S as LISTING_BUDGET_S
+from .outcome import Decided, Outcome, Scrubber, from_death, from_error, from_incidents
 from .report import Report, TestReport
 from .runner import ChildDied, ChildProcess
-from .sandbox import BUBBLEWRAP, DEFAULT_LIMITS, REPO_ROOT, UNSAFE, Limits, SandboxSpec
+from .sandbox import BUBBLEWRAP, REPO_ROOT, UNSAFE, Limits, SandboxSpec
+from .task import Task
+from .timing import guard, peaks, session
 from .verdicts import Verdict
 
-BACKENDS = ("cpu", "cuda")
 SUITES = ("tests", "samples")
 SOLUTION_FILE = "solution.py"
 # The samples' inputs are visible by design (the statement shows their sizes): a public seed.
 SAMPLES_SEED = 0
-# Timing knobs (repeats, pool, re-checks): backends/cuda/session.py; tests may replace this.
+# Timing knobs (repeats, pool, re-checks): timing/session.py; tests may replace this.
 TIMING_CONFIG = None
 
 
@@ -32,7 +38,7 @@ class UnknownTask(KeyError):
     """No task with that slug."""
 
 
-def resolve_task(task):
+def resolve_task(task) -> Task:
     """A Task from a slug (the task bank is imported here, never in the child)."""
     if not isinstance(task, str):
         return task
@@ -47,8 +53,8 @@ def resolve_task(task):
 class _Run:
     """State of one judging run."""
 
-    task: object
-    backend: str
+    task: Task
+    backend: Backend
     source: str
     seed: int
     limits: Limits
@@ -82,20 +88,19 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     no timing, no score): what a candidate tries before submitting. `listings` adds each
     compiled kernel's PTX and SASS to the report (`listing.py`).
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+    backend = get_backend(backend)
     if suite not in SUITES:
         raise ValueError(f"unknown suite {suite!r}; use one of {', '.join(SUITES)}")
     task = resolve_task(task)
     started = time.monotonic()
     samples = suite == "samples"
-    cases = tuple(task.sample_cases) if samples else tuple(task.tests.get(backend, ()))
+    cases = tuple(task.sample_cases) if samples else tuple(task.tests.get(backend.name, ()))
     if seed is None:
         seed = SAMPLES_SEED if samples else secrets.randbits(63)
     seed = int(seed)
-    report = Report(task=task.slug, backend=backend, verdict=Verdict.INTERNAL_ERROR, message="",
+    report = Report(task=task.slug, backend=backend.name, verdict=Verdict.INTERNAL_ERROR, message="",
                     seed=seed, suite=suite, tests=[TestReport(c.name, dict(c.dims)) for c in cases])
-    run = _Run(task, backend, source, seed, limits or DEFAULT_LIMITS[backend], report,
+    run = _Run(task, backend, source, seed, limits or backend.limits, report,
                isolation=UNSAFE if unsafe_no_sandbox else BUBBLEWRAP, static_checks=static_checks,
                cases=cases, listings=listings)
     try:
@@ -111,7 +116,7 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
                                                   "counted": False,
                                                   "note": "sample runs are not scored"}
     else:
-        sc = scoring.score(report.verdict, backend,
+        sc = scoring.score(report.verdict, backend.timed,
                            t.roofline["fraction"] if t and t.roofline else None,
                            eligible=bool(t.leaderboard_eligible) if t else True)
         report.score, report.score_detail = sc.total, sc.to_dict()
@@ -127,94 +132,110 @@ def _finish(run: _Run, outcome: Outcome) -> None:
 
 
 def _judge(run: _Run, wrapper, timing: bool) -> None:
-    task = run.task
-    if run.static_checks:
-        result = static.check(run.source, arity=len(task.args),
-                              arg_names=tuple(a.name for a in task.args), filename=SOLUTION_FILE)
-        if not result.ok:
-            _finish(run, Outcome(result.verdict, result.message))
-            return
-    if wrapper is None and run.isolation == BUBBLEWRAP:
-        usable, why = sandbox.probe()
-        if not usable:
-            _finish(run, Outcome(Verdict.INTERNAL_ERROR, sandbox.refusal_message(why)))
-            return
+    try:
+        if run.static_checks:
+            _screen(run)
+        if wrapper is None and run.isolation == BUBBLEWRAP:
+            usable, why = sandbox.probe()
+            if not usable:
+                raise Decided(Outcome(Verdict.INTERNAL_ERROR, sandbox.refusal_message(why)))
+    except Decided as decided:
+        _finish(run, decided.outcome)
+        return
     scratch = Path(tempfile.mkdtemp(prefix="kp-judge-"))
     run.scrub = Scrubber(scratch, REPO_ROOT)
     try:
         (scratch / SOLUTION_FILE).write_text(run.source, encoding="utf-8")
-        core = sandbox.trusted_core() if run.backend == "cpu" and wrapper is None else None
+        core = run.backend.emulator_core() if wrapper is None else None
         spec = SandboxSpec(scratch=scratch, backend=run.backend, limits=run.limits, wrapper=wrapper,
                            isolation=run.isolation, emulator_core=core)
         run.report.sandbox = spec.mode
         run.child = ChildProcess(spec)
+        lock = run.backend.device_lock()   # the GPU's, held for the child's whole life (cuda)
+        run.gpu = lock.info
         try:
-            with _gpu_exclusive(run), run.child:
-                _drive(run, timing)
+            with lock, run.child:
+                try:
+                    _drive(run, timing)
+                except Decided as decided:
+                    _finish(run, decided.outcome)
                 _take_listings(run)
                 _collect_output(run)
         except ChildDied as died:  # only start() raises it: bubblewrap refused to build the sandbox
             _finish(run, Outcome(Verdict.INTERNAL_ERROR, f"the sandbox did not start: {died.detail}"))
     finally:
-        run.report.kernels = evaluate.kernel_reports(run.snapshot.get("kernels", []), run.arch,
-                                                     run.kernel_listings, run.unlisted)
+        run.report.kernels = kernels.kernel_reports(run.snapshot.get("kernels", []), run.arch,
+                                                    run.kernel_listings, run.unlisted)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _drive(run: _Run, timing: bool) -> None:
+def _screen(run: _Run) -> None:
+    """The static screen (static.py): a refused file never reaches a child."""
     task = run.task
-    checking = run.backend == "cpu"
-    outcome, answer = _request(run, {"op": "load", "file": SOLUTION_FILE, "arity": len(task.args),
-                                     "checking": checking}, "while loading your file")
-    if outcome:
-        _finish(run, outcome)
-        return
+    result = static.screen(run.source, arity=len(task.args),
+                           arg_names=tuple(a.name for a in task.args), filename=SOLUTION_FILE)
+    if not result.ok:
+        raise Decided(Outcome(result.verdict, result.message))
+
+
+def _drive(run: _Run, timing: bool) -> None:
+    """Load the file, run every test, then time an accepted solution; raises Decided."""
+    task = run.task
+    answer = _request(run, {"op": "load", "file": SOLUTION_FILE, "arity": len(task.args),
+                            "checking": run.backend.checking}, "while loading your file")
     run.arch = answer.get("arch", run.arch)
     for i, case in enumerate(run.cases):
-        outcome = _run_test(run, i, case, checking)
-        if outcome:
-            _finish(run, outcome)
-            return
+        _run_test(run, i, case)
     n = len(run.cases)
-    where = "the CPU backend (correctness only; timing needs a GPU)" if run.backend == "cpu" else "the GPU"
+    where = run.backend.description
     if run.report.suite == "samples":
         _finish(run, Outcome(Verdict.ACCEPTED, f"all {n} sample tests passed on {where}; "
                                                "submit to be judged on the hidden tests"))
         return
     _finish(run, Outcome(Verdict.ACCEPTED, f"all {n} tests passed on {where}"))
-    if timing and run.backend == "cuda" and task.bench.get("cuda"):
-        outcome = _time(run)
-        if outcome:
-            _finish(run, outcome)
+    if timing and run.backend.timed and task.bench.get(run.backend.name):
+        _time(run)
 
 
-def _request(run: _Run, message: dict, phase: str, timeout_s: float | None = None):
-    """Send a request; (Outcome, None) when it decided a failure, else (None, answer)."""
+def _request(run: _Run, message: dict, phase: str, timeout_s: float | None = None) -> dict:
+    """Send a request and return the child's answer; raises Decided when the answer (an
+    incident, an error) or the child's death decided a verdict."""
     try:
         ans = run.child.request(message, timeout_s)
     except ChildDied as died:
         incidents = [e for e in died.events if e.get("event") == "incident"]
         decided = from_incidents(incidents, run.source)
         if decided:
-            return decided, None
+            raise Decided(decided) from None
         stderr, _ = run.child.captured("stderr", 64 * 1024)
-        return from_death(died, backend=run.backend, phase=phase, stderr=run.scrub(stderr),
-                          limits=run.limits), None
+        raise Decided(from_death(died, backend=run.backend, phase=phase, stderr=run.scrub(stderr),
+                                 limits=run.limits)) from None
     msg = ans.message
     run.snapshot = {"kernels": msg.get("kernels") or [], "incidents": msg.get("incidents") or []}
     new = run.snapshot["incidents"][run.incidents_seen:]
     run.incidents_seen = len(run.snapshot["incidents"])
     decided = from_incidents(new, run.source)
     if decided:
-        return decided, None
+        raise Decided(decided)
     if not msg.get("ok"):
-        return from_error(msg.get("error") or {}, run.source, phase=phase, limits=run.limits), None
-    return None, msg
+        raise Decided(from_error(msg.get("error") or {}, run.source, phase=phase, limits=run.limits))
+    return msg
 
 
-def _run_test(run: _Run, index: int, case, checking: bool) -> Outcome | None:
+def _run_test(run: _Run, index: int, case) -> None:
+    """One test; its report row is filled here, whatever decides it."""
+    test = run.report.tests[index]
+    try:
+        _test(run, index, case, test)
+    except Decided as decided:
+        test.passed, test.verdict, test.message = (False, decided.outcome.verdict.value,
+                                                   decided.outcome.message)
+        raise
+    test.passed = True
+
+
+def _test(run: _Run, index: int, case, test: TestReport) -> None:
     task = run.task
-    t = run.report.tests[index]
     rng = np.random.default_rng([run.seed, index])
     inputs = task.generate(rng, dict(case.dims))
     expected = task.reference(inputs)
@@ -223,78 +244,53 @@ def _run_test(run: _Run, index: int, case, checking: bool) -> Outcome | None:
     sizes = ", ".join(f"{k}={v}" for k, v in case.dims.items())
     phase = f"on test '{case.name}' ({sizes})"
     try:
-        args = evaluate.write_inputs(task, inputs, scratch / name_in)
+        args = arrays.write_inputs(task, inputs, scratch / name_in)
     except OSError as exc:  # the child's scratch is its own: it can fill it (ENOSPC) or wreck it
-        outcome = Outcome(Verdict.RUNTIME_ERROR,
-                          f"the judge could not hand your program the inputs {phase}: its scratch "
-                          f"space is full or unusable ({exc.strerror or type(exc).__name__}; "
-                          f"{run.limits.scratch_size // 2 ** 20} MiB at most)")
-        t.passed, t.verdict, t.message = False, outcome.verdict.value, outcome.message
-        return outcome
-    outcome, ans = _request(run, {"op": "run", "inputs": name_in, "output": name_out, "args": args,
-                                  "checking": checking,
-                                  "kernel_timeout_s": run.limits.kernel_timeout_s}, phase)
-    if outcome:
-        t.passed, t.verdict, t.message = False, outcome.verdict.value, outcome.message
-        return outcome
+        raise Decided(Outcome(Verdict.RUNTIME_ERROR,
+                              f"the judge could not hand your program the inputs {phase}: its scratch "
+                              f"space is full or unusable ({exc.strerror or type(exc).__name__}; "
+                              f"{run.limits.scratch_size // 2 ** 20} MiB at most)")) from None
+    ans = _request(run, {"op": "run", "inputs": name_in, "output": name_out, "args": args,
+                         "checking": run.backend.checking,
+                         "kernel_timeout_s": run.limits.kernel_timeout_s}, phase)
     elapsed = ans.get("elapsed_s")
-    t.elapsed_s = round(float(elapsed), 4) if isinstance(elapsed, (int, float)) else None
-    stray = run.child.stray_tasks() if run.backend == "cpu" else 0
+    test.elapsed_s = round(float(elapsed), 4) if isinstance(elapsed, (int, float)) else None
+    stray = run.child.stray_tasks() if run.backend.refuses_stray_tasks else 0
     if stray:
-        outcome = Outcome(Verdict.RUNTIME_ERROR,
-                          f"solve returned while {stray} thread(s) or process(es) it started were "
-                          f"still running {phase}; finish all work before returning")
-        t.passed, t.verdict, t.message = False, outcome.verdict.value, outcome.message
-        return outcome
-    originals = {a.name: np.asarray(inputs[a.name]) for a in task.args if a.role != "scalar"}
-    got = evaluate.load_arrays(scratch / name_out, originals, phase)
-    if isinstance(got, Outcome):
-        outcome = got
-    else:
-        from .checks import CHECKS
-        outcome = evaluate.check_test(task, inputs, expected, got, t, phase, CHECKS)
-    (scratch / name_in).unlink(missing_ok=True)
-    (scratch / name_out).unlink(missing_ok=True)
-    t.passed = outcome is None
-    if outcome:
-        t.verdict, t.message = outcome.verdict.value, outcome.message
-    return outcome
+        raise Decided(Outcome(Verdict.RUNTIME_ERROR,
+                              f"solve returned while {stray} thread(s) or process(es) it started "
+                              f"were still running {phase}; finish all work before returning"))
+    try:
+        got = arrays.load_arrays(scratch / name_out, arrays.array_args(task, inputs), phase)
+        compare.compare_outputs(task, inputs, expected, got, test, phase)
+    finally:
+        (scratch / name_in).unlink(missing_ok=True)
+        (scratch / name_out).unlink(missing_ok=True)
 
 
-def _gpu_exclusive(run: _Run):
-    """The machine-wide lock on the GPU for the child's whole life (cuda); nothing on cpu."""
-    if run.backend != "cuda":
-        return contextlib.nullcontext()
-    from .backends.cuda import guard
-
-    lock = guard.GpuLock()
-    run.gpu = lock.info
-    return lock
-
-
-def _time(run: _Run) -> Outcome | None:
-    """Time the accepted solution at the benchmark size (backends/cuda/session.py decides)."""
-    from .backends.cuda import guard, peaks, session
-
+def _time(run: _Run) -> None:
+    """Time the accepted solution at the benchmark size (timing/session.py decides)."""
     token = guard.gpu_token()
     gpu = dict(run.gpu)
     gpu.update(guard.wait_until_idle(token))
     measured = peaks.for_device(token)
     sess = session.TimingSession(
-        run.task, dict(run.task.bench["cuda"]), run.seed,
+        run.task, dict(run.task.bench[run.backend.name]), run.seed,
         lambda message, phase: _request(run, message, phase), run.child.spec.scratch, measured,
         gpu=gpu, config=TIMING_CONFIG)
     try:
         timing, outcome = sess.run()
     except OSError as exc:  # the child filled or wrecked its scratch while being timed
-        return Outcome(Verdict.RUNTIME_ERROR,
-                       "the judge could not hand your program the timing inputs: its scratch space "
-                       f"is full or unusable ({exc.strerror or type(exc).__name__})")
+        why = exc.strerror or type(exc).__name__
+        raise Decided(Outcome(Verdict.RUNTIME_ERROR,
+                              "the judge could not hand your program the timing inputs: its scratch "
+                              f"space is full or unusable ({why})")) from None
     run.report.timing = timing
     if outcome is None and timing is not None and timing.flags:
         run.report.message += (f"; the timing is flagged for review ({', '.join(timing.flags)}) "
                                "and stays off the leaderboard")
-    return outcome
+    if outcome is not None:
+        raise Decided(outcome)
 
 
 def _take_listings(run: _Run) -> None:
@@ -309,12 +305,12 @@ def _take_listings(run: _Run) -> None:
         run.kernel_listings, run.unlisted = {}, "no listing: the program ended before they were taken"
         return
     try:
-        ans = run.child.request({"op": "listings", "sass": True, "budget_s": listing.BUDGET_S},
-                                listing.BUDGET_S + 15)
+        ans = run.child.request({"op": "listings", "sass": True, "budget_s": LISTING_BUDGET_S},
+                                LISTING_BUDGET_S + 15)
     except ChildDied:
         run.kernel_listings, run.unlisted = {}, "no listing: the program did not answer for them"
         return
-    run.kernel_listings = listing.for_kernels(ans.message, run.scrub)
+    run.kernel_listings = kernels.listings_from(ans.message, run.scrub)
     if not ans.message.get("ok"):
         run.unlisted = "no listing: the listings could not be made"
 

@@ -92,7 +92,7 @@ def _key(*parts) -> str:
 def _compile(source: str, options: tuple, name_expressions: tuple):
     key = _key(source, options, name_expressions, _state["arch"])
     if key not in _compiled:
-        from . import compile as nvrtc  # deferred: loading libnvrtc costs ~0.1 s
+        from . import nvrtc  # deferred: loading libnvrtc costs ~0.1 s
         try:
             _compiled[key] = nvrtc.nvrtc_compile(source, arch=_state["arch"], options=options,
                                                  name_expressions=name_expressions)

@@ -1,55 +1,29 @@
 """PTX and SASS listings of the kernels the NVRTC gate compiled, for the report.
 
-The child collects them (`collect`): the PTX NVRTC kept, and the SASS that nvdisasm prints for
-the cubin. nvdisasm runs inside the child's sandbox, on a cubin the child wrote, so no native
-tool of the trusted parent ever reads a file the candidate's code could have shaped. The parent
-only caps and counts the text it gets back (`cap_text`, `ptx_lines`, `sass_instructions`).
+Child side. The child collects them (`collect`): the PTX NVRTC kept, and the SASS that nvdisasm
+prints for the cubin. nvdisasm runs inside the child's sandbox, on a cubin the child wrote, so no
+native tool of the trusted parent ever reads a file the candidate's code could have shaped. The
+parent only caps and counts the text it gets back (kernels.py, with listing_text.py).
 """
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 import time
 
-CAP = 200 * 1024                 # bytes of one listing kept in the report
+from .listing_text import BUDGET_S, CAP, cap_text
+
 ANSWER_BUDGET = 3 * 1024 * 1024  # all listings of one answer: JSON escaping stays under MAX_LINE
-BUDGET_S = 30.0                  # all nvdisasm runs of one child
 NVDISASM_TIMEOUT_S = 20.0
-NOTE_CAP = 512
-_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/[^;\n]*;", re.M)
-
-
-def cap_text(text: str, limit: int = CAP, total: int | None = None) -> str:
-    """`text` cut to `limit` bytes of UTF-8 on a line end, with a note saying how much was cut;
-    `total` is the full size in bytes when `text` is already only the head of it."""
-    data = text.encode("utf-8", errors="replace")
-    total = max(total or 0, len(data))
-    if total <= limit:
-        return text
-    kept = data[:limit].decode("utf-8", errors="ignore")
-    kept = kept[:kept.rfind("\n") + 1] or kept
-    cut = total - len(kept.encode("utf-8"))
-    return f"{kept}... (listing cut: {cut} more bytes; {limit // 1024} KiB kept)\n"
-
-
-def ptx_lines(text: str | None) -> int:
-    """Lines of a PTX listing."""
-    return len(text.splitlines()) if text else 0
-
-
-def sass_instructions(text: str | None) -> int:
-    """Instructions in an nvdisasm listing (`/*0040*/ IMAD R9, R9, UR4, R0 ;` lines)."""
-    return len(_INSTRUCTION.findall(text)) if text else 0
 
 
 def find_nvdisasm() -> str | None:
     """nvdisasm from the nvidia-cuda-nvdisasm wheel (bound read-only with the rest of `nvidia`),
     else one on PATH (a CUDA toolkit)."""
-    from .compile import _site_dirs
-    for site in _site_dirs():
+    from .nvrtc import site_dirs
+    for site in site_dirs():
         cand = os.path.join(site, "nvidia", "cu13", "bin", "nvdisasm")
         if os.access(cand, os.X_OK):
             return cand
@@ -127,26 +101,3 @@ def collect(records, workdir: str, *, sass: bool = True, cap: int = CAP,
         kernels[rec.key] = len(programs)
         programs.append(entry)
     return {"programs": programs, "listed": kernels, "unlisted": notes}
-
-
-def for_kernels(answer: dict, scrub=None, cap: int = CAP) -> dict[str, tuple]:
-    """Parent side: {record key: (ptx, sass, note)} from the child's answer, whatever it holds:
-    only strings survive, each capped again and scrubbed of the run's paths."""
-    def text(value, limit: int = cap + 256) -> str | None:   # room for the child's own cut note
-        if not isinstance(value, str):
-            return None
-        value = cap_text(value, limit)
-        return scrub(value) if scrub else value
-
-    programs = answer.get("programs") if isinstance(answer.get("programs"), list) else []
-    kernels = answer.get("listed") if isinstance(answer.get("listed"), dict) else {}
-    notes = answer.get("unlisted") if isinstance(answer.get("unlisted"), dict) else {}
-    out: dict[str, tuple] = {}
-    for key, i in kernels.items():
-        if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(programs) \
-                and isinstance(programs[i], dict):
-            p = programs[i]
-            out[str(key)] = (text(p.get("ptx")), text(p.get("sass")), text(p.get("note"), NOTE_CAP))
-    for key, note in notes.items():
-        out.setdefault(str(key), (None, None, text(note, NOTE_CAP)))
-    return out

@@ -5,9 +5,13 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from . import compile as nvrtc
+from . import diagnostics
 from .verdicts import INCIDENT_VERDICTS, Verdict
+
+if TYPE_CHECKING:
+    from .backends.base import Backend
 
 _EMULATOR_VERDICTS = {
     "race_detected": Verdict.RACE_DETECTED,
@@ -27,6 +31,18 @@ class Outcome:
     message: str
     details: str | None = None
     compile_log: str | None = None
+
+
+class Decided(Exception):
+    """Raised with the outcome that settles the run: the one way a step stops the judging of a
+    test (or of the whole submission) once its verdict is known."""
+
+    def __init__(self, outcome: Outcome):
+        super().__init__(outcome)
+        self.outcome = outcome
+
+    def __str__(self) -> str:
+        return self.outcome.message
 
 
 class Scrubber:
@@ -60,10 +76,10 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 
 def compile_outcome(log: str, source: str, py_text: str, kernel: str | None) -> Outcome:
-    mapped = nvrtc.map_log(log or "", source or "", py_text)
+    mapped = diagnostics.map_log(log or "", source or "", py_text)
     name = f" in kernel '{kernel}'" if kernel else ""
-    return Outcome(Verdict.COMPILE_ERROR, _one_line(f"compile error{name}: {nvrtc.first_error(mapped)}"),
-                   compile_log=mapped)
+    first = diagnostics.first_error(mapped)
+    return Outcome(Verdict.COMPILE_ERROR, _one_line(f"compile error{name}: {first}"), compile_log=mapped)
 
 
 def from_incidents(incidents: list[dict], py_text: str) -> Outcome | None:
@@ -130,8 +146,9 @@ def from_error(error: dict, py_text: str, *, phase: str, limits=None) -> Outcome
     return Outcome(Verdict.RUNTIME_ERROR, _one_line(f"{text}{at} {phase}"), details=tb)
 
 
-def from_death(died, *, backend: str, phase: str, stderr: str, limits) -> Outcome:
-    """The child ended without answering (signal, exit, wall clock, broken channel)."""
+def from_death(died, *, backend: Backend, phase: str, stderr: str, limits) -> Outcome:
+    """The child ended without answering (signal, exit, wall clock, broken channel); what a
+    SIGSEGV or SIGBUS means is the backend's to say."""
     stderr = stderr or ""
     if "AddressSanitizer" in stderr:
         return Outcome(Verdict.MEMORY_ERROR, f"out-of-bounds memory access {phase} (AddressSanitizer)",
@@ -160,11 +177,7 @@ def from_death(died, *, backend: str, phase: str, stderr: str, limits) -> Outcom
     if sig == signal.SIGKILL:
         return Outcome(Verdict.MEMORY_LIMIT_EXCEEDED, f"your program was killed {phase} (out of memory)")
     if sig in (signal.SIGSEGV, signal.SIGBUS):
-        if backend == "cpu":
-            return Outcome(Verdict.MEMORY_ERROR,
-                           f"a kernel accessed memory outside its arrays {phase} "
-                           f"({signal.Signals(sig).name}: out-of-bounds read or write)")
-        return Outcome(Verdict.RUNTIME_ERROR, f"your program crashed {phase} ({signal.Signals(sig).name})")
+        return backend.memory_fault(signal.Signals(sig).name, phase)
     if sig == signal.SIGABRT and "bad_alloc" in stderr:
         return Outcome(Verdict.MEMORY_LIMIT_EXCEEDED, f"ran out of memory {phase}")
     if sig == signal.SIGXFSZ:

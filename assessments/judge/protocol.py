@@ -6,7 +6,7 @@ Requests (parent -> child), each answered by one line carrying "ok":
   {"op": "run", "inputs": "t0.in.npz", "output": "t0.out.npz", "checking": true,
    "args": [{"array": "a"}, ..., {"scalar": 7}]}
       -> {"ok": true, "elapsed_s": 0.01, "returned": null, "kernels": [...], "incidents": [...]}
-  Timing (cuda; backends/cuda/timing.py in the child, session.py in the parent):
+  Timing (cuda; backends/cuda/timing.py in the child, timing/session.py in the parent):
   {"op": "time_setup", "variants": [{"inputs": "bench.v0.in.npz", "args": [...]}, ...],
    "slots": 8, "pool_bytes": 8589934592}
       -> {"ok": true, "device": "NVIDIA H100 80GB HBM3", "slots": 8, "flush_bytes": ..., ...}

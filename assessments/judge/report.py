@@ -5,6 +5,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
+from .listing_text import ptx_lines, sass_instructions
 from .verdicts import Verdict
 
 # 2: Report.suite ("tests" | "samples"); KernelReport.ptx, .sass and .listing_note.
@@ -159,7 +160,6 @@ def _fmt_bytes(n: int | None) -> str:
 
 def _listing_summary(k: KernelReport) -> str:
     """One line on a kernel's listings: their sizes, or why there are none."""
-    from .listing import ptx_lines, sass_instructions
     parts = []
     if k.ptx:
         parts.append(f"PTX {ptx_lines(k.ptx)} lines")

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cgroups, seccomp
+from . import cgroups
 from .protocol import LineBuffer, ProtocolError, encode
 from .sandbox import SandboxSpec, build_command, child_env, parse_info, preexec
 
@@ -78,7 +78,7 @@ class ChildProcess:
         if self.spec.sandboxed:
             info_r, info_w = os.pipe()
             filter_r, filter_w = os.pipe()
-            os.write(filter_w, seccomp.program())  # a few hundred bytes: fits the pipe buffer
+            os.write(filter_w, self.spec.backend.syscall_filter())  # a few hundred bytes: fits the pipe
             os.close(filter_w)
         cmd = build_command(self.spec, req_r, ans_w, info_w, filter_r)
         limits = self.spec.limits

@@ -3,8 +3,10 @@
 The child runs under bubblewrap with no network, its own PID, IPC and UTS namespaces, an
 unprivileged uid in a user namespace, no capabilities, and a filesystem of read-only binds of what
 it needs (the system's /usr, the interpreter, a few site-packages, the judge's child-side modules)
-plus a size-capped tmpfs as its only writable place. The reference, the checks, the task bank and
-the seed stay outside. Limits are rlimits set before exec plus a per-run cgroup (cgroups.py).
+plus a size-capped tmpfs as its only writable place. The reference, the comparators, the task bank
+and the seed stay outside. Limits are rlimits set before exec plus a per-run cgroup (cgroups.py).
+What differs by backend (its files, device nodes, environment, limits) is the backend's
+(backends/base.py).
 """
 from __future__ import annotations
 
@@ -21,9 +23,12 @@ import sys
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from . import cgroups, seccomp
+
+if TYPE_CHECKING:
+    from .backends.base import Backend
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHILD_MODULE = "assessments.judge.child"
@@ -60,38 +65,24 @@ class Limits:
                        op_wall_s=self.op_wall_s * factor)
 
 
-DEFAULT_LIMITS = {
-    "cpu": Limits(),
-    # CUDA reserves terabytes of virtual address space, so RLIMIT_AS cannot apply; RLIMIT_DATA
-    # (private writable mappings) and the cgroup cap bound host memory instead.
-    "cuda": Limits(address_space=None, data_size=32 * GiB, memory=48 * GiB, scratch_size=8 * GiB,
-                   cpu_s=300, wall_s=300.0, op_wall_s=60.0),
-}
-
 # Variables the child may see; everything else (tokens, database URLs, seeds) stays behind.
 _PASSED_ENV = ("LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
                "LD_LIBRARY_PATH", "KERNELPATH_EMULATOR_CXX")
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 
-# The judge's files the child imports: nothing else of the repository is bound into the sandbox
-# (tests/judge/core/test_judge_sandbox.py audits this list against the child's imports).
+# The judge's files the child imports, whatever the backend: nothing else of the repository is
+# bound into the sandbox but each backend's own `child_files` (backends/base.py).
+# tests/judge/core/test_judge_sandbox.py audits these lists against the child's imports, and
+# tests/judge/core/test_judge_layers.py keeps the parent's modules from importing them.
 CHILD_FILES = ("assessments/__init__.py", "assessments/judge/__init__.py",
                "assessments/judge/child.py", "assessments/judge/protocol.py",
-               "assessments/judge/kernel_log.py", "assessments/judge/compile.py",
-               "assessments/judge/listing.py",
-               "assessments/judge/backends/__init__.py")
-# Per backend: the CPU backend is all child-side; of backends/cuda only the modules the child loads
-# (session, guard, peaks and the rest run in the parent).
-BACKEND_FILES = {
-    "cpu": ("assessments/judge/backends/cpu",),
-    "cuda": ("assessments/judge/backends/cuda/__init__.py", "assessments/judge/backends/cuda/wrap.py",
-             "assessments/judge/backends/cuda/timing.py"),
-}
+               "assessments/judge/kernel_log.py", "assessments/judge/nvrtc.py",
+               "assessments/judge/diagnostics.py", "assessments/judge/listing.py",
+               "assessments/judge/listing_text.py", "assessments/judge/backends/__init__.py")
 # site-packages entries the child and the cupyx.jit helper import (numpy, CuPy and its CUDA pieces).
 SITE_ENTRIES = ("numpy", "numpy.libs", "cupy", "cupyx", "cupy_backends", "cupy_cuda*.libs", "cuda",
                 "nvidia", "fastrlock", "numpy-*.dist-info", "cupy_cuda*.dist-info",
                 "cuda_*.dist-info", "nvidia_*.dist-info", "fastrlock-*.dist-info")
-GPU_NODES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools")
 
 
 def emulator_cache_dir() -> str:
@@ -113,7 +104,7 @@ class SandboxSpec:
     """
 
     scratch: Path
-    backend: str
+    backend: Backend
     limits: Limits
     python: str = sys.executable
     repo_root: Path = REPO_ROOT
@@ -135,7 +126,7 @@ class SandboxSpec:
 
 def child_argv(spec: SandboxSpec, request_fd: int, answer_fd: int) -> list[str]:
     """The plain child command, before any wrapper."""
-    return [spec.python, "-s", "-B", "-m", CHILD_MODULE, "--backend", spec.backend,
+    return [spec.python, "-s", "-B", "-m", CHILD_MODULE, "--backend", spec.backend.name,
             "--scratch", str(spec.scratch), "--request-fd", str(request_fd),
             "--answer-fd", str(answer_fd)]
 
@@ -166,8 +157,7 @@ def child_env(spec: SandboxSpec) -> dict[str, str]:
     })
     if spec.emulator_core:
         env["KERNELPATH_EMULATOR_CORE"] = spec.emulator_core
-    if spec.sandboxed and spec.backend == "cuda":
-        env.update(_gpu_env())
+    env.update(spec.backend.env(spec.sandboxed))
     env.update(spec.extra_env)
     return env
 
@@ -240,44 +230,11 @@ def _python_binds(python: str) -> list[str]:
     return binds
 
 
-def _repo_binds(repo: Path, backend: str) -> list[str]:
+def _repo_binds(repo: Path, backend: Backend) -> list[str]:
     binds: list[str] = []
-    for rel in CHILD_FILES + BACKEND_FILES[backend]:
+    for rel in CHILD_FILES + backend.child_files:
         path = str(repo / rel)
         binds += ["--ro-bind", path, path]
-    return binds
-
-
-def gpu_nodes() -> list[str]:
-    """Device nodes a CUDA run needs: the control nodes and the GPU it may use."""
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
-    if visible == "" or visible.isdigit():
-        gpus = [f"/dev/nvidia{int(visible or 0)}"]
-    else:
-        gpus = sorted(glob.glob("/dev/nvidia[0-9]*"))  # UUIDs or a list: leave the choice to CUDA
-    nodes = list(GPU_NODES) + gpus
-    if os.path.isdir("/dev/nvidia-caps"):
-        nodes.append("/dev/nvidia-caps")  # MIG slices are opened through these
-    return nodes
-
-
-def _gpu_env() -> dict[str, str]:
-    """With a single GPU node bound, CUDA numbers it 0 whatever the host calls it."""
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
-    if visible == "" or visible.isdigit():
-        return {"CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
-    return {}
-
-
-def _gpu_binds() -> list[str]:
-    binds: list[str] = []
-    for node in gpu_nodes():
-        binds += ["--dev-bind-try", node, node]
-    binds += ["--ro-bind-try", "/sys", "/sys"]   # the driver reads the PCI topology
-    # Driver libraries outside /usr (containers mount them elsewhere) come in read-only.
-    for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
-        if d and os.path.isabs(d) and not d.startswith("/usr/") and os.path.isdir(d):
-            binds += ["--ro-bind", d, d]
     return binds
 
 
@@ -286,8 +243,7 @@ def bwrap_argv(spec: SandboxSpec, argv: list[str], info_fd: int | None,
     """bubblewrap around the child command."""
     bwrap = bwrap_path() or "bwrap"
     args = _base_args(bwrap) + _python_binds(spec.python) + _repo_binds(spec.repo_root, spec.backend)
-    if spec.backend == "cuda":
-        args += _gpu_binds()
+    args += spec.backend.binds()
     if spec.emulator_core:
         args += ["--ro-bind", spec.emulator_core, spec.emulator_core]
     for extra in spec.readonly_paths:
@@ -348,15 +304,6 @@ def refusal_message(why: str) -> str:
     return (f"refusing to run untrusted code without a sandbox: {why}. Install bubblewrap "
             "(`make system-deps`) on a kernel that allows user namespaces, or pass "
             "--unsafe-no-sandbox (judge(..., unsafe_no_sandbox=True)) for your own code only")
-
-
-def trusted_core() -> str | None:
-    """The emulator's runtime object, built (once) by the trusted side for read-only use."""
-    try:
-        from .backends.cpu.emulator import build
-        return str(build.core_object())
-    except Exception:
-        return None  # no compiler or no cache dir: the child builds its own copy in scratch
 
 
 def parse_info(data: bytes) -> dict:

@@ -1,4 +1,5 @@
-"""Static checks on a submission's source: it parses, defines `solve`, and stays inside the allow-list.
+"""The static screen of a submission's source: it parses, defines `solve`, and stays inside the
+allow-list.
 
 This is the first line of defence, not the wall (the sandbox is): it refuses what no kernel
 submission needs, so that escapes need more than one trick and the message names what was refused.
@@ -228,9 +229,10 @@ def _params(fn: ast.FunctionDef) -> int:
     return len(fn.args.posonlyargs) + len(fn.args.args)
 
 
-def check(source: str, arity: int | None = None, arg_names: tuple[str, ...] = (),
-          filename: str = "solution.py") -> StaticResult:
-    """Run every static check on `source`; `arity` is how many arguments the task passes to solve."""
+def screen(source: str, arity: int | None = None, arg_names: tuple[str, ...] = (),
+           filename: str = "solution.py") -> StaticResult:
+    """Screen `source` before any of it runs; `arity` is how many arguments the task passes to
+    solve. A result with a verdict refuses the file."""
     if len(source.encode("utf-8", errors="replace")) > MAX_SOURCE_BYTES:
         return StaticResult(Verdict.COMPILE_ERROR,
                             f"the file is larger than {MAX_SOURCE_BYTES // 1024} KiB")

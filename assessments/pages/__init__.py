@@ -1,10 +1,11 @@
 """Pages: tasks, the task page with its editor, submissions, assessments, profiles.
 
 Pages use the session (Flask-Login) and call the same services as the JSON API; they never
-call the API over HTTP. A refused operation (AssessmentError) is a 404 page when its status
-is 404, and otherwise a message in the page's form with the error's status. The task page's
-Run and Submit work without JavaScript (a plain POST, then a redirect to the submission's
-page); with it they post the same form with fetch and get JSON back.
+call the API over HTTP. A refused operation (a skillmap.errors.Refusal) is a 404 page when it
+is NotFound, and otherwise a message in the page's form with its status
+(web.errors.http_status). The task page's Run and Submit work without JavaScript (a plain POST,
+then a redirect to the submission's page); with it they post the same form with fetch and get
+JSON back.
 """
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from markupsafe import Markup
 
 from accounts.models import Role, utcnow
 
+from skillmap.errors import Refusal
+
 from .. import catalog, service
-from ..errors import AssessmentError
 from ..models import SubmissionKind
 
 bp = Blueprint("assessment_pages", __name__)
@@ -172,7 +174,7 @@ def _assessment_context(assessment_id: int | None, slug: str | None = None) -> d
         return None  # the sign-in link keeps ?assessment= in its next
     try:
         assessment = service.visible_assessment(current_user, assessment_id)
-    except AssessmentError:
+    except Refusal:
         abort(404)
     if slug is not None and slug not in assessment.tasks:
         abort(404)

@@ -9,11 +9,12 @@ from accounts import mail
 from accounts.models import Role, utcnow
 from extensions import db
 from jobdata.models import Job
+from skillmap.errors import Invalid, NotFound, Refusal
 from web.charts import track_strengths
+from web.errors import http_status
 
 from .. import catalog, results, service, submissions
-from ..errors import AssessmentError
-from ..resume import ResumeError, uploaded_resume_text
+from ..resume import uploaded_resume_text
 from ..models import CandidateProfile, Submission, SubmissionKind, SubmissionStatus
 from . import MAX_TEXT_CHARS, _is_recruiter, _unstorable, bp
 
@@ -29,10 +30,10 @@ def invitation(token):
             return redirect(url_for("accounts.login", next=url_for(".invitation", token=token)))
         try:
             accepted = service.accept(current_user, token)
-        except AssessmentError as err:
-            if err.status == 404:
+        except Refusal as err:
+            if isinstance(err, NotFound):
                 abort(404)
-            error, status = err.message, err.status
+            error, status = err.message, http_status(err)
         else:
             return redirect(url_for(".assessment", assessment_id=accepted.assessment_id), 303)
     mine = current_user.is_authenticated and inv.candidate_id == current_user.id
@@ -54,7 +55,7 @@ def _org_jobs():
         Job.organisation_id == current_user.organisation_id).order_by(Job.title, Job.id)))
 
 
-def _render_assessments(form: dict | None = None, error: AssessmentError | None = None,
+def _render_assessments(form: dict | None = None, error: Refusal | None = None,
                         status: int = 200):
     mine = service.list_for(current_user)
     if not _is_recruiter(current_user):
@@ -68,7 +69,7 @@ def _render_assessments(form: dict | None = None, error: AssessmentError | None 
     if job_id:
         try:
             suggested = service.suggestions_for(current_user, job_id)
-        except AssessmentError:
+        except Refusal:
             job_id = jobs[0].id if jobs else None
     if "tasks" not in form:
         form["tasks"] = suggested
@@ -97,22 +98,22 @@ def assessments():
         return _render_assessments(form)
     try:
         if not form["job_id"]:
-            raise AssessmentError("choose one of your organisation's jobs", field="job_id")
+            raise Invalid("choose one of your organisation's jobs", field="job_id")
         try:
             minutes = int(form["time_limit_minutes"])
         except ValueError:
-            raise AssessmentError("the time limit is a whole number of minutes",
-                                  field="time_limit_minutes") from None
+            raise Invalid("the time limit is a whole number of minutes",
+                          field="time_limit_minutes") from None
         if len(form["tasks"]) > 10:
-            raise AssessmentError("at most 10 tasks", field="tasks")
+            raise Invalid("at most 10 tasks", field="tasks")
         if len(form["title"]) > 200:
-            raise AssessmentError("the title is at most 200 characters", field="title")
+            raise Invalid("the title is at most 200 characters", field="title")
         if _unstorable(form["title"]):
-            raise AssessmentError("the title contains a NUL character", field="title")
+            raise Invalid("the title contains a NUL character", field="title")
         created = service.create(current_user, form["job_id"], form["tasks"], minutes,
                                  form["backend"], form["title"] or None)
-    except AssessmentError as err:
-        return _render_assessments(form, err, err.status)
+    except Refusal as err:
+        return _render_assessments(form, err, http_status(err))
     flash(f"Assessment “{created.title}” created. Invite candidates below.", "notice")
     return redirect(url_for(".assessment", assessment_id=created.id), 303)
 
@@ -138,7 +139,7 @@ def _candidate_progress(assessment) -> list[dict]:
 
 
 def _render_assessment(assessment, *, new_invitation: dict | None = None,
-                       invite_error: AssessmentError | None = None, invite_email: str = "",
+                       invite_error: Refusal | None = None, invite_email: str = "",
                        status: int = 200):
     job = db.session.get(Job, assessment.job_id) if assessment.job_id else None
     if _is_recruiter(current_user) and assessment.organisation_id == current_user.organisation_id:
@@ -168,15 +169,15 @@ def invite(assessment_id):
     email = request.form.get("email", "").strip()
     try:
         if _unstorable(email):
-            raise AssessmentError("enter the candidate's e-mail address, like ada@example.com",
-                                  field="email")
+            raise Invalid("enter the candidate's e-mail address, like ada@example.com",
+                          field="email")
         invitation_row, token, url = service.invite(
             current_user, assessment_id, email,
             lambda t: url_for(".invitation", token=t, _external=True))
-    except AssessmentError as err:
-        if err.status == 404:
+    except Refusal as err:
+        if isinstance(err, NotFound):
             abort(404)
-        return _render_assessment(owned, invite_error=err, invite_email=email, status=err.status)
+        return _render_assessment(owned, invite_error=err, invite_email=email, status=http_status(err))
     return _render_assessment(owned, new_invitation={
         "email": invitation_row.email, "url": url, "emailed": invitation_row.emailed,
         "expires_at": invitation_row.expires_at}, status=201)
@@ -196,7 +197,7 @@ def results_csv(assessment_id):
 def _evidence_link(evidence: dict) -> str | None:
     try:
         submissions.readable(current_user, evidence["submission_id"])
-    except AssessmentError:
+    except Refusal:
         return None
     return url_for(".submission", sub_id=evidence["submission_id"])
 
@@ -211,20 +212,17 @@ def profile(candidate_id):
         try:
             upload = request.files.get("resume")
             if upload is not None and upload.filename:
-                try:
-                    text = uploaded_resume_text(upload, field="resume")
-                except ResumeError as err:
-                    raise AssessmentError(err.message, field=err.field) from None
+                text = uploaded_resume_text(upload, field="resume")
             if len(text) > MAX_TEXT_CHARS:
-                raise AssessmentError(f"the text is at most {MAX_TEXT_CHARS} characters",
-                                      field="text")
+                raise Invalid(f"the text is at most {MAX_TEXT_CHARS} characters",
+                              field="text")
             if _unstorable(text):
-                raise AssessmentError("the text contains a NUL character", field="text")
+                raise Invalid("the text contains a NUL character", field="text")
             results.save_claims(current_user, candidate_id, text)
-        except AssessmentError as err:
-            if err.status == 404:
+        except Refusal as err:
+            if isinstance(err, NotFound):
                 abort(404)
-            error, status = err, err.status
+            error, status = err, http_status(err)
         else:
             flash("Profile saved." if text.strip() else "Profile text deleted.", "notice")
             return redirect(url_for(".profile", candidate_id=candidate_id), 303)

@@ -7,12 +7,13 @@ from flask import Response, abort, flash, redirect, render_template, request, ur
 from flask_login import current_user, login_required
 
 from jobdata.salary import LEVELS, TRACKS
-from jobdata.service import JobError, get_job
+from jobdata.service import get_job
+from skillmap.errors import Invalid, NotFound, Refusal
 from skillmap.taxonomy import load_taxonomy
+from web.errors import http_status
 
 from .. import exports, matching, roadmaps
-from ..errors import AssessmentError
-from ..resume import ResumeError, uploaded_resume_text
+from ..resume import uploaded_resume_text
 from . import MAX_TEXT_CHARS, _unstorable, bp
 
 TRACK_NAMES = {t: load_taxonomy().tracks[t]["name"] for t in TRACKS}
@@ -25,13 +26,10 @@ def _roadmap_form() -> tuple[dict, str | None]:
     text = request.form.get("profile_text", "")
     upload = request.files.get("resume")
     if upload is not None and upload.filename:
-        try:
-            text = uploaded_resume_text(upload, field="resume")
-        except ResumeError as err:
-            raise AssessmentError(err.message, field=err.field) from None
+        text = uploaded_resume_text(upload, field="resume")
     if len(text) > MAX_TEXT_CHARS or _unstorable(text):
-        raise AssessmentError(f"the profile text is at most {MAX_TEXT_CHARS} characters of text",
-                              field="profile_text")
+        raise Invalid(f"the profile text is at most {MAX_TEXT_CHARS} characters of text",
+                      field="profile_text")
     return form, text
 
 
@@ -42,7 +40,7 @@ def _posted_salary(plan: dict | None) -> dict | None:
         return None
     try:
         return get_job(target["job_id"]).salary
-    except JobError:
+    except NotFound:
         return None
 
 
@@ -58,11 +56,11 @@ def roadmap():
             try:
                 hours = float(form["hours_per_week"] or 10)
             except ValueError:
-                raise AssessmentError("hours per week must be a number", field="hours_per_week") from None
+                raise Invalid("hours per week must be a number", field="hours_per_week") from None
             if not 1 <= hours <= 80:
-                raise AssessmentError("hours per week must be between 1 and 80", field="hours_per_week")
+                raise Invalid("hours per week must be between 1 and 80", field="hours_per_week")
             if form["level"] not in LEVELS:
-                raise AssessmentError("choose a level", field="level")
+                raise Invalid("choose a level", field="level")
             user = current_user if current_user.is_authenticated else None
             request_data = {"target": form["target"], "level": form["level"],
                             "location": form["location"] or None, "profile_text": text,
@@ -72,8 +70,8 @@ def roadmap():
                 flash("Roadmap saved: tick steps off as you go.", "notice")
                 return redirect(url_for(".saved_roadmap", roadmap_id=saved.id), 303)
             result = roadmaps.plan(user, request_data)
-        except AssessmentError as err:
-            error, status = err, (422 if err.status == 404 else err.status)
+        except Refusal as err:
+            error, status = err, (422 if isinstance(err, NotFound) else http_status(err))
     return render_template("learning/roadmap.html", result=result, form=form, text=text, error=error,
                            tracks=TRACK_NAMES, levels=LEVEL_NAMES, done=[],
                            posted_salary=_posted_salary(result)), status
@@ -88,7 +86,7 @@ def saved_roadmap(roadmap_id):
             skill = request.form.get("skill", "")
             saved = roadmaps.tick(current_user, roadmap_id, skill, request.form.get("done") == "1")
             return redirect(url_for(".saved_roadmap", roadmap_id=roadmap_id) + f"#step-{skill}", 303)
-    except AssessmentError:
+    except Refusal:
         abort(404)
     return render_template("learning/roadmap.html", result=saved.plan, saved=saved, done=saved.done,
                            form=None, text="", error=None, tracks=TRACK_NAMES, levels=LEVEL_NAMES,
@@ -100,7 +98,7 @@ def saved_roadmap(roadmap_id):
 def jobs_for_me():
     try:
         data = matching.best_jobs(current_user, current_user.id, top=20)
-    except AssessmentError:
+    except Refusal:
         abort(404)
     return render_template("learning/jobs_for_me.html", data=data)
 
@@ -110,8 +108,8 @@ def jobs_for_me():
 def apply(job_id):
     try:
         _, new = matching.apply(current_user, job_id)
-    except AssessmentError as err:
-        if err.status == 404:
+    except Refusal as err:
+        if isinstance(err, NotFound):
             abort(404)
         flash(err.message, "error")
         return redirect(url_for("jobs_pages.detail", job_id=job_id), 303)
@@ -125,7 +123,7 @@ def apply(job_id):
 def ranked(job_id):
     try:
         data = matching.ranked_candidates(current_user, job_id, top=50)
-    except AssessmentError:
+    except Refusal:
         abort(404)
     return render_template("learning/ranked.html", data=data, job_id=job_id)
 
@@ -139,7 +137,7 @@ def _own_roadmap_html(roadmap_id: int) -> str:
     """The printable page of one of the user's saved roadmaps, or the 404 page."""
     try:
         saved = roadmaps.owned(current_user, roadmap_id)
-    except AssessmentError:
+    except Refusal:
         abort(404)
     return exports.roadmap_html(saved.plan, saved.done)
 
@@ -148,7 +146,7 @@ def _match_report_html(job_id: int, candidate_id: int) -> str:
     """The printable match report the user may read, or the 404 page."""
     try:
         report, job = matching.match_report(current_user, job_id, candidate_id)
-    except AssessmentError:
+    except Refusal:
         abort(404)
     return exports.match_html(report, job)
 
@@ -186,6 +184,6 @@ def _ranking_for_job_pages():
             return None
         try:
             return matching.ranked_candidates(current_user, job_id, top=top)
-        except AssessmentError:
+        except Refusal:
             return None
     return {"ranked_for": ranked_for}

@@ -5,10 +5,11 @@ from flask import abort, flash, jsonify, redirect, render_template, request, url
 from flask_login import current_user, login_required
 
 from extensions import limiter
+from skillmap.errors import Invalid, NotFound, Refusal
 from web.charts import roofline_data
+from web.errors import http_status
 
 from .. import catalog, results, service, submissions
-from ..errors import AssessmentError
 from ..models import Submission, SubmissionKind, SubmissionStatus
 from . import (_assessment_context, _is_recruiter, _markdown, _sub_urls, _submit_rate,
                _task_or_404, _unstorable, _user_key, _wants_json, STYLE_LABELS, bp, status_text,
@@ -22,7 +23,7 @@ def tasks():
     return render_template("tasks/index.html", tasks=catalog.all_summaries())
 
 
-def _render_task(slug: str, *, source: str | None = None, error: AssessmentError | None = None,
+def _render_task(slug: str, *, source: str | None = None, error: Refusal | None = None,
                  status: int = 200):
     task = _task_or_404(slug)
     detail = catalog.detail(task)
@@ -68,15 +69,15 @@ def _create(slug: str, kind: SubmissionKind):
     assessment_id = request.form.get("assessment_id", type=int)
     try:
         if _unstorable(source):
-            raise AssessmentError("the source contains a NUL character", field="source")
+            raise Invalid("the source contains a NUL character", field="source")
         sub_id = submissions.create(current_user, slug, source, kind=kind,
                                     assessment_id=assessment_id)
-    except AssessmentError as err:
+    except Refusal as err:
         if _wants_json():
-            return jsonify(message=err.message, field=err.field), err.status
-        if err.status == 404:
+            return jsonify(message=err.message, field=err.field), http_status(err)
+        if isinstance(err, NotFound):
             abort(404)
-        return _render_task(slug, source=source, error=err, status=err.status)
+        return _render_task(slug, source=source, error=err, status=http_status(err))
     url, status_url = _sub_urls(sub_id, kind)
     if _wants_json():
         return jsonify(id=sub_id, kind=kind.value, status=SubmissionStatus.QUEUED.value, url=url,
@@ -165,11 +166,11 @@ def set_visibility(sub_id):
     public = request.form.get("public") == "1"
     try:
         sub = submissions.set_public(current_user, sub_id, public)
-    except AssessmentError as err:
-        if err.status == 404:
+    except Refusal as err:
+        if isinstance(err, NotFound):
             abort(404)
         return _render_submission(_readable_or_404(sub_id, SubmissionKind.SUBMISSION),
-                                  error=err.message, status=err.status)
+                                  error=err.message, status=http_status(err))
     flash("Your code is now public on the task's leaderboard." if sub.public
           else "Your code is private again.", "notice")
     return redirect(url_for(".submission", sub_id=sub.id), 303)

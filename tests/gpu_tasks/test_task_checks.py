@@ -1,4 +1,5 @@
-"""Checks: the registry, their behaviour on edge cases, and every task's check on its own data."""
+"""Comparators: the registry, their behaviour on edge cases, and every task's comparator (its
+`check`) on its own data."""
 import math
 import re
 from pathlib import Path
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 import gpu_tasks
-from assessments.judge.checks import CHECKS, CheckResult, Mismatch, run_check
+from assessments.judge.comparators import COMPARATORS, Comparison, Mismatch, run_comparator
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"
 VERDICTS = {
@@ -27,15 +28,15 @@ def _as_output(ref: np.ndarray, like: np.ndarray) -> np.ndarray:
 
 
 def _run(task, got, expected, inputs):
-    return CHECKS[task.check](got, expected, **task.tolerance_for(inputs))
+    return COMPARATORS[task.check](got, expected, **task.tolerance_for(inputs))
 
 
 def test_registry():
-    assert set(CHECKS) == {"exact", "allclose", "norm", "sum_abs"}
+    assert set(COMPARATORS) == {"exact", "allclose", "norm", "sum_abs"}
     for task in gpu_tasks.all_tasks():
-        assert task.check in CHECKS
+        assert task.check in COMPARATORS
     with pytest.raises(KeyError, match="allclose"):
-        run_check("nope", np.zeros(1), np.zeros(1))
+        run_comparator("nope", np.zeros(1), np.zeros(1))
 
 
 def test_exact_reports_first_mismatches_in_index_order():
@@ -46,14 +47,14 @@ def test_exact_reports_first_mismatches_in_index_order():
     got[2, 0] = 7
     for idx in [(1, 1), (1, 3), (2, 2), (3, 0)]:
         got[idx] += 100
-    res = CHECKS["exact"](got, expected)
-    assert isinstance(res, CheckResult) and not res.passed
+    res = COMPARATORS["exact"](got, expected)
+    assert isinstance(res, Comparison) and not res.passed
     assert [m.index for m in res.mismatches] == [(0, 2), (1, 1), (1, 3), (2, 0), (2, 2)]
     assert all(isinstance(m, Mismatch) and isinstance(m.got, int) for m in res.mismatches)
     assert res.mismatches[0].got == -1 and res.mismatches[0].expected == 2
     assert res.max_error == 100
     assert "7 of 24 elements differ" in res.message and "[0, 2]" in res.message
-    assert CHECKS["exact"](expected.astype(np.int32), expected).passed
+    assert COMPARATORS["exact"](expected.astype(np.int32), expected).passed
 
 
 def test_nan_and_inf_never_pass():
@@ -63,40 +64,40 @@ def test_nan_and_inf_never_pass():
         for bad in (np.nan, np.inf, -np.inf):
             got = ref.astype(np.float32)
             got[4] = bad
-            res = CHECKS[check](got, ref, **tol)
+            res = COMPARATORS[check](got, ref, **tol)
             assert not res.passed, (check, bad)
             assert res.mismatches[0].index == (4,)
             assert math.isinf(res.max_error)
     got = np.full(3, np.nan, np.float32)
-    assert "never written" in CHECKS["allclose"](got, np.ones(3)).message
+    assert "never written" in COMPARATORS["allclose"](got, np.ones(3)).message
 
 
 def test_shape_mismatch_fails():
-    res = CHECKS["allclose"](np.zeros((3, 2), np.float32), np.zeros((2, 3)))
+    res = COMPARATORS["allclose"](np.zeros((3, 2), np.float32), np.zeros((2, 3)))
     assert not res.passed and "shape" in res.message
 
 
 def test_allclose_norm_and_sum_abs_thresholds():
     ref = np.array([1.0, 100.0, -3.0])
     ok = ref * (1 + 0.9e-4)
-    assert CHECKS["allclose"](ok, ref, rtol=1e-4, atol=0).passed
+    assert COMPARATORS["allclose"](ok, ref, rtol=1e-4, atol=0).passed
     bad = ref.copy()
     bad[2] += 1e-3
-    res = CHECKS["allclose"](bad, ref, rtol=1e-4, atol=0)
+    res = COMPARATORS["allclose"](bad, ref, rtol=1e-4, atol=0)
     assert not res.passed and res.mismatches[0].index == (2,)
     assert res.max_error == pytest.approx(1e-3)
 
     big = np.ones(10_000)
     one_off = big.copy()
     one_off[123] += 5.0  # 5 / 100 = 5% in norm
-    res = CHECKS["norm"](one_off, big, rtol=1e-2)
+    res = COMPARATORS["norm"](one_off, big, rtol=1e-2)
     assert not res.passed and [m.index for m in res.mismatches] == [(123,)]
     assert res.max_error == pytest.approx(0.05)
-    assert CHECKS["norm"](big * (1 + 1e-6), big, rtol=1e-5).passed
+    assert COMPARATORS["norm"](big * (1 + 1e-6), big, rtol=1e-5).passed
 
-    assert CHECKS["sum_abs"](np.array([10.05]), np.array([10.0]), rtol=1e-3, scale=100.0).passed
-    assert not CHECKS["sum_abs"](np.array([10.2]), np.array([10.0]), rtol=1e-3, scale=100.0).passed
-    assert not CHECKS["sum_abs"](np.array([10.05]), np.array([10.0]), rtol=1e-3).passed  # scale defaults to |ref|
+    assert COMPARATORS["sum_abs"](np.array([10.05]), np.array([10.0]), rtol=1e-3, scale=100.0).passed
+    assert not COMPARATORS["sum_abs"](np.array([10.2]), np.array([10.0]), rtol=1e-3, scale=100.0).passed
+    assert not COMPARATORS["sum_abs"](np.array([10.05]), np.array([10.0]), rtol=1e-3).passed  # scale defaults to |ref|
 
 
 @pytest.mark.parametrize("slug", ALL)

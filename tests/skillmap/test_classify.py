@@ -2,8 +2,8 @@
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from jobdata.corpus import load_corpus
 from skillmap.classify import TrackClassifier
+from skillmap.corpus import load_corpus
 from skillmap.taxonomy import TRACKS
 from skillmap.track_model import TrackModel, corpus_digest, default_model, train_default
 
@@ -28,23 +28,33 @@ def _fitted(n_tracks: int) -> TrackClassifier:
     return TrackClassifier().fit([p.text for p in corpus], [p.track for p in corpus])
 
 
-def test_fast_probabilities_equal_the_library_pipeline():
+def test_the_estimator_predicts_with_the_library_pipeline():
     model = _fitted(4)
     texts = [p.text for p in load_corpus()[:25]]
-    fast = model.predict_proba(texts)
-    slow = model.model_.predict_proba(model.tfidf_.transform(model._matrix(texts)))
-    reordered = slow[:, model.class_index_]
-    np.testing.assert_allclose(fast, reordered, atol=1e-12)
-    np.testing.assert_allclose(fast.sum(axis=1), 1.0)
+    proba = model.predict_proba(texts)
+    library = model.model_.predict_proba(model.tfidf_.transform(model._matrix(texts)))
+    np.testing.assert_allclose(proba, library[:, model.class_index_], atol=1e-12)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert list(model.predict(texts)) == list(model.classes_[np.argmax(proba, axis=1)])
+
+
+def test_the_parse_model_gives_the_estimators_probabilities():
+    model = _fitted(4)
+    texts = [p.text for p in load_corpus()[:25]]
+    np.testing.assert_allclose(model.to_model().predict_proba(texts), model.predict_proba(texts),
+                               atol=1e-12)
 
 
 def test_a_model_fitted_on_two_tracks_predicts_like_the_library():
     model = _fitted(2)
     texts = [p.text for p in load_corpus()[:25]]
-    fast = model.predict_proba(texts)
-    slow = model.model_.predict_proba(model.tfidf_.transform(model._matrix(texts)))
-    np.testing.assert_allclose(fast[:, :2], slow[:, model.class_index_[:2]], atol=1e-12)
-    assert (fast[:, 2:] == 0).all()
+    proba = model.predict_proba(texts)
+    library = model.model_.predict_proba(model.tfidf_.transform(model._matrix(texts)))
+    np.testing.assert_allclose(proba[:, :2], library[:, model.class_index_[:2]], atol=1e-12)
+    assert (proba[:, 2:] == 0).all()
+    assert set(model.predict(texts)) <= set(TRACKS[:2])
+    # The parse's numpy model of a two-class fit (one row of coefficients) agrees.
+    np.testing.assert_allclose(model.to_model().predict_proba(texts), proba, atol=1e-12)
 
 
 def test_the_saved_model_predicts_what_training_gives(tmp_path):

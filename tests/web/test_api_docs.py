@@ -2,7 +2,7 @@
 
 The page is Swagger UI from static/vendor/swagger-ui/ (built by `make`): it loads only local
 files. The document gives every request body an example that fits its schema, and marks
-exactly the operations behind web.auth.login_required with the bearer scheme.
+exactly the operations behind accounts.tokens.token_required with the bearer scheme.
 """
 from __future__ import annotations
 
@@ -129,15 +129,16 @@ def test_every_request_body_has_an_example_that_fits_its_schema(spec):
     assert bodies >= 16
 
 
-def _login_required_code():
-    from web.auth import login_required
+def _token_required_code():
+    from accounts.tokens import token_required
 
-    return login_required()(lambda: None).__code__
+    return token_required()(lambda: None).__code__
 
 
 def _needs_a_token(view) -> bool:
-    """Whether web.auth.login_required is among the view's decorators (they all use `wraps`)."""
-    code = _login_required_code()
+    """Whether accounts.tokens.token_required is among the view's decorators (they all use
+    `wraps`)."""
+    code = _token_required_code()
     while view is not None:
         if view.__code__ is code:
             return True
@@ -161,7 +162,7 @@ def _views(app):
     return views
 
 
-def test_operations_behind_login_required_declare_bearer_auth_and_only_they(app, spec):
+def test_operations_behind_token_required_declare_bearer_auth_and_only_they(app, spec):
     views = _views(app)
     protected, public = set(), set()
     for method, path, op in _operations(spec):

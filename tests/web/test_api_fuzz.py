@@ -77,7 +77,7 @@ class Recruiter:
             if self.token is None or service.user_for_token(self.token) is None:
                 user = db.session.scalar(select(User).where(
                     User.email == "fuzz@kernelpath.test"))
-                _, self.token = service.issue_token(user, "fuzz")
+                _, self.token = service.issue_token(user, "fuzz", days=90)
         return {"Authorization": f"Bearer {self.token}"}
 
 

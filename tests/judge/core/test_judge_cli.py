@@ -60,10 +60,11 @@ def test_judge_is_importable_without_the_web_stack():
     assert p.returncode == 0, p.stderr
 
 
-def test_child_imports_no_task_bank_or_checks():
+def test_child_imports_no_task_bank_or_comparators():
     code = ("import sys, assessments.judge.child\n"
-            "bad = [m for m in sys.modules if m.startswith(('gpu_tasks', 'assessments.judge.checks',\n"
-            "       'assessments.judge.engine', 'cupy'))]\n"
+            "bad = [m for m in sys.modules if m.startswith(('gpu_tasks', 'assessments.judge.comparators',\n"
+            "       'assessments.judge.compare', 'assessments.judge.engine', 'assessments.judge.timing',\n"
+            "       'assessments.judge.backends.base', 'cupy'))]\n"
             "assert not bad, bad\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr

@@ -1,7 +1,7 @@
 """kernel_log: NVRTC gate on first sight, launch history, incidents kept and streamed."""
 import pytest
 
-from assessments.judge import compile as nvrtc
+from assessments.judge import nvrtc
 from assessments.judge import kernel_log
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc.so.13 not installed")

@@ -5,8 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from assessments.judge import Verdict, judge, listing
-from assessments.judge import compile as nvrtc
+from assessments.judge import Verdict, judge, kernels, listing, listing_text, nvrtc
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "submissions" / "vector_add"
@@ -30,10 +29,10 @@ def test_listings_for_each_kernel_style(fixture, kind):
     assert k.arch == "sm_90" and k.listing_note is None, k.listing_note
     assert ".entry" in k.ptx and ".target sm_90" in k.ptx
     assert "FADD" in k.sass and "EXIT" in k.sass and ".target\tsm_90" in k.sass
-    assert listing.sass_instructions(k.sass) >= 5 and listing.ptx_lines(k.ptx) >= 10
+    assert listing_text.sass_instructions(k.sass) >= 5 and listing_text.ptx_lines(k.ptx) >= 10
     assert "/tmp/" not in k.ptx + k.sass and "kp-judge-" not in k.ptx + k.sass
     text = r.render_text()
-    assert f"PTX {listing.ptx_lines(k.ptx)} lines, SASS {listing.sass_instructions(k.sass)} " \
+    assert f"PTX {listing_text.ptx_lines(k.ptx)} lines, SASS {listing_text.sass_instructions(k.sass)} " \
            "instructions for sm_90; --json for the listings" in text
     assert k.ptx not in text                       # the text report only counts them
     d = json.loads(r.to_json())
@@ -113,26 +112,26 @@ def test_no_nvdisasm_is_a_note(tmp_path, monkeypatch):
 def test_long_listings_are_cut_with_a_note(tmp_path):
     sass, _ = listing.disassemble(nvrtc.nvrtc_compile(VADD).cubin, str(tmp_path), cap=600)
     assert len(sass.encode()) < 700 and "(listing cut: " in sass and "KiB kept)" in sass
-    assert listing.for_kernels({"programs": [{"sass": sass}], "listed": {"k": 0}},
-                               cap=600)["k"][1] == sass      # the parent does not cut it twice
+    assert kernels.listings_from({"programs": [{"sass": sass}], "listed": {"k": 0}},
+                                 cap=600)["k"][1] == sass      # the parent does not cut it twice
     text = "line\n" * 100
-    assert listing.cap_text(text, 1000) == text
-    cut = listing.cap_text(text, 52)
+    assert listing_text.cap_text(text, 1000) == text
+    cut = listing_text.cap_text(text, 52)
     assert cut.startswith("line\n" * 10) and "listing cut: 450 more bytes" in cut
 
 
 def test_the_parent_keeps_only_capped_strings():
-    answer = {"programs": [{"ptx": "x" * (listing.CAP + 1000), "sass": 5, "note": None},
+    answer = {"programs": [{"ptx": "x" * (listing_text.CAP + 1000), "sass": 5, "note": None},
                            "junk", {"ptx": "/scratch/p .entry", "sass": "EXIT", "note": "n" * 5000}],
               "listed": {"a": 0, "b": 7, "c": True, "d": 1, "e": 2},
               "unlisted": {"f": "why", "a": "ignored"}}
-    got = listing.for_kernels(answer, scrub=lambda s: s.replace("/scratch/", "<scratch>/"))
+    got = kernels.listings_from(answer, scrub=lambda s: s.replace("/scratch/", "<scratch>/"))
     ptx, sass, note = got["a"]
-    assert len(ptx.encode()) <= listing.CAP + 400 and "listing cut" in ptx and sass is None
+    assert len(ptx.encode()) <= listing_text.CAP + 400 and "listing cut" in ptx and sass is None
     assert set(got) == {"a", "e", "f"}
     assert got["e"][0] == "<scratch>/p .entry" and len(got["e"][2]) < 700
     assert got["f"] == (None, None, "why")
-    assert listing.for_kernels({"programs": "x", "listed": [], "unlisted": 3}) == {}
+    assert kernels.listings_from({"programs": "x", "listed": [], "unlisted": 3}) == {}
 
 
 MODULE = '''import cupy as cp

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from assessments.judge.backends.base import CPU, CUDA
 from assessments.judge.outcome import from_death
 from assessments.judge.runner import ChildDied, ChildProcess
 from assessments.judge.sandbox import BUBBLEWRAP, UNSAFE, Limits, SandboxSpec, build_command, child_env
@@ -17,7 +18,7 @@ FAKE = str(Path(__file__).with_name("fake_child.py"))
 def _spec(tmp_path, mode, **limits):
     def wrapper(spec, argv):
         return [sys.executable, FAKE, mode] + argv[argv.index("--backend"):]
-    return SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits(**limits), wrapper=wrapper)
+    return SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(**limits), wrapper=wrapper)
 
 
 def test_answer_and_events(tmp_path):
@@ -37,9 +38,9 @@ def test_segfault_is_reported(tmp_path):
             child.request({"op": "run"})
     died = info.value
     assert died.reason == "signal" and died.signal == signal.SIGSEGV
-    out = from_death(died, backend="cpu", phase="on test 'x'", stderr="", limits=Limits())
+    out = from_death(died, backend=CPU, phase="on test 'x'", stderr="", limits=Limits())
     assert out.verdict is Verdict.MEMORY_ERROR
-    out = from_death(died, backend="cuda", phase="on test 'x'", stderr="", limits=Limits())
+    out = from_death(died, backend=CUDA, phase="on test 'x'", stderr="", limits=Limits())
     assert out.verdict is Verdict.RUNTIME_ERROR
 
 
@@ -56,7 +57,7 @@ def test_wall_clock_limit(tmp_path):
             child.request({"op": "run"})
     assert info.value.reason == "wall"
     assert child.proc.returncode is not None  # killed, not left behind
-    out = from_death(info.value, backend="cpu", phase="", stderr="", limits=Limits(op_wall_s=0.5))
+    out = from_death(info.value, backend=CPU, phase="", stderr="", limits=Limits(op_wall_s=0.5))
     assert out.verdict is Verdict.TIME_LIMIT_EXCEEDED
 
 
@@ -65,7 +66,7 @@ def test_cpu_time_limit(tmp_path):
         with pytest.raises(ChildDied) as info:
             child.request({"op": "run"})
     assert info.value.signal == signal.SIGXCPU
-    out = from_death(info.value, backend="cpu", phase="", stderr="", limits=Limits(cpu_s=1))
+    out = from_death(info.value, backend=CPU, phase="", stderr="", limits=Limits(cpu_s=1))
     assert out.verdict is Verdict.TIME_LIMIT_EXCEEDED
 
 
@@ -87,14 +88,14 @@ def test_plain_exit(tmp_path):
         with pytest.raises(ChildDied) as info:
             child.request({"op": "run"})
     assert (info.value.reason, info.value.returncode) == ("exit", 3)
-    out = from_death(info.value, backend="cpu", phase="", stderr="bye", limits=Limits())
+    out = from_death(info.value, backend=CPU, phase="", stderr="bye", limits=Limits())
     assert out.verdict is Verdict.RUNTIME_ERROR and "code 3" in out.message
 
 
 def test_command_and_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("KP_SECRET_TOKEN", "s3cret")
     monkeypatch.setenv("DATABASE_URL", "postgres://x")
-    spec = SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits(), isolation=UNSAFE)
+    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(), isolation=UNSAFE)
     cmd = build_command(spec, 5, 6)
     assert cmd[1:5] == ["-s", "-B", "-m", "assessments.judge.child"]
     assert cmd[cmd.index("--request-fd") + 1] == "5"
@@ -108,15 +109,15 @@ def test_command_and_environment(tmp_path, monkeypatch):
 
 @pytest.mark.slow  # generates the cuda-sized inputs (2^25 elements) in the parent
 def test_cuda_pipeline_with_a_stand_in_gpu_child(tmp_path, monkeypatch):
-    from assessments.judge import judge, scoring
-    from assessments.judge.backends.cuda import peaks
+    from assessments.judge import judge
+    from assessments.judge.timing import peaks
 
     def wrapper(spec, argv):
         return [sys.executable, FAKE, "vector_add_gpu"] + argv[argv.index("--backend"):]
 
     monkeypatch.setenv("KERNELPATH_GPU_LOCK_DIR", str(tmp_path))
     monkeypatch.setattr(peaks, "for_device", lambda token="0", timeout_s=600.0: replace(
-        scoring.H100_NOMINAL, measured=True))
+        peaks.H100_NOMINAL, measured=True))
     src = "import cupy as cp\n\ndef solve(a, b, c, n):\n    c[...] = a + b\n"
     r = judge("vector_add", src, backend="cuda", seed=3, wrapper=wrapper)
     assert r.verdict is Verdict.ACCEPTED, r.message

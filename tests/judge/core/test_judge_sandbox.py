@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from assessments.judge import cgroups, judge, sandbox, seccomp
-from assessments.judge.sandbox import (BACKEND_FILES, CHILD_FILES, REPO_ROOT, Limits, SandboxSpec,
-                                       bwrap_argv)
+from assessments.judge.backends.base import BACKENDS, CPU, CUDA
+from assessments.judge.sandbox import CHILD_FILES, REPO_ROOT, Limits, SandboxSpec, bwrap_argv
 
 JUDGE = REPO_ROOT / "assessments" / "judge"
 VADD = "import cupy as cp\n\ndef solve(a, b, c, n):\n    c[...] = a + b\n"
@@ -47,7 +47,7 @@ def _judge_imports(path: Path) -> set[Path]:
 
 @pytest.mark.parametrize("backend", ["cpu", "cuda"])
 def test_import_audit_child_needs_only_what_is_bound(backend):
-    bound = [(REPO_ROOT / f).resolve() for f in CHILD_FILES + BACKEND_FILES[backend]]
+    bound = [(REPO_ROOT / f).resolve() for f in CHILD_FILES + BACKENDS[backend].child_files]
 
     def is_bound(path: Path) -> bool:
         return any(path == b or b in path.parents for b in bound)
@@ -71,16 +71,17 @@ def test_import_audit_child_needs_only_what_is_bound(backend):
 
 def test_nothing_holding_references_is_bound(tmp_path):
     (tmp_path / "solution.py").write_text(VADD)
-    spec = SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits(), emulator_core=None)
+    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(), emulator_core=None)
     args = bwrap_argv(spec, ["python"], None)
     sources = [Path(args[i + 1]) for i, a in enumerate(args) if a in ("--ro-bind", "--bind", "--dev-bind")]
     repo = [s for s in sources if REPO_ROOT in s.parents]
     assert repo, "the child's modules are bound"
     for s in repo:
         rel = s.relative_to(REPO_ROOT).as_posix()
-        assert rel in CHILD_FILES or rel.startswith(BACKEND_FILES["cpu"][0]) or rel.startswith(".venv/"), rel
-    for forbidden in ("gpu_tasks", "assessments/judge/checks.py", "assessments/judge/engine.py",
-                      "assessments/judge/backends/cuda/session.py", "instance", "tests"):
+        assert rel in CHILD_FILES or rel.startswith(CPU.child_files[0]) or rel.startswith(".venv/"), rel
+    for forbidden in ("gpu_tasks", "assessments/judge/comparators.py", "assessments/judge/compare.py",
+                      "assessments/judge/engine.py", "assessments/judge/backends/base.py",
+                      "assessments/judge/timing", "instance", "tests"):
         assert not any(s == REPO_ROOT / forbidden or REPO_ROOT / forbidden in s.parents for s in sources)
     assert "--bind" not in args, "nothing of the host is writable"
     assert args[args.index("--tmpfs") - 1] == str(Limits().scratch_size)
@@ -137,9 +138,9 @@ def test_seccomp_program_shape():
 
 def test_emulator_builds_are_private_and_the_runtime_is_trusted(tmp_path):
     (tmp_path / "solution.py").write_text(VADD)
-    core = sandbox.trusted_core()
+    core = CPU.emulator_core()
     assert core and os.path.isfile(core)
-    spec = SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits(), emulator_core=core)
+    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(), emulator_core=core)
     env = sandbox.child_env(spec)
     assert env["KERNELPATH_EMULATOR_CACHE"] == str(tmp_path / ".emulator")
     assert env["KERNELPATH_EMULATOR_CORE"] == core
@@ -170,22 +171,26 @@ def test_cgroup_caps_and_cleanup():
 
 def test_gpu_nodes_follow_cuda_visible_devices(monkeypatch):
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    assert "/dev/nvidia0" in sandbox.gpu_nodes() and "/dev/nvidiactl" in sandbox.gpu_nodes()
+    assert "/dev/nvidia0" in CUDA.gpu_nodes() and "/dev/nvidiactl" in CUDA.gpu_nodes()
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
-    nodes = sandbox.gpu_nodes()
+    nodes = CUDA.gpu_nodes()
     assert "/dev/nvidia3" in nodes and "/dev/nvidia0" not in nodes
-    assert sandbox._gpu_env() == {"CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    assert CUDA.env(sandboxed=True) == {"CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    assert CUDA.env(sandboxed=False) == {} and CPU.env(sandboxed=True) == {}
+    binds = CUDA.binds()
+    at = binds.index("/dev/nvidia3")
+    assert binds[at - 1:at + 2] == ["--dev-bind-try", "/dev/nvidia3", "/dev/nvidia3"] and CPU.binds() == []
 
 
 def test_cuda_limits_use_data_not_address_space():
-    lim = sandbox.DEFAULT_LIMITS["cuda"]
+    lim = CUDA.limits
     assert lim.address_space is None and lim.data_size and lim.memory
 
 
 def test_a_sandbox_that_cannot_start_is_an_internal_error(tmp_path):
     from assessments.judge.runner import ChildDied, ChildProcess
     (tmp_path / "solution.py").write_text(VADD)
-    spec = SandboxSpec(scratch=tmp_path, backend="cpu", limits=Limits(),
+    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(),
                        readonly_paths=(tmp_path / "does-not-exist",))
     child = ChildProcess(spec)
     with pytest.raises(ChildDied) as info:

@@ -1,7 +1,7 @@
-"""Static checks: syntax, solve's arity, and every kind of refusal."""
+"""The static screen: syntax, solve's arity, and every kind of refusal."""
 import pytest
 
-from assessments.judge.static import ALLOWED_MODULES, check
+from assessments.judge.static import ALLOWED_MODULES, screen
 from assessments.judge.verdicts import Verdict
 
 GOOD = '''
@@ -36,12 +36,12 @@ def solve(a, b, n):
 
 
 def test_good_submission_passes():
-    res = check(GOOD, arity=3)
+    res = screen(GOOD, arity=3)
     assert res.ok and res.solve_found
 
 
 def test_syntax_error_is_compile_error_with_line():
-    res = check("import cupy\n\ndef solve(a, b:\n    pass\n", arity=2)
+    res = screen("import cupy\n\ndef solve(a, b:\n    pass\n", arity=2)
     assert res.verdict is Verdict.COMPILE_ERROR
     assert res.line == 3
     assert "solution.py:3" in res.message
@@ -58,7 +58,7 @@ def test_syntax_error_is_compile_error_with_line():
     ("a, b, c, n, *, k=2", 4, True),
 ])
 def test_arity(params, arity, ok):
-    res = check(f"def solve({params}):\n    pass\n", arity=arity, arg_names=("a", "b", "c", "n"))
+    res = screen(f"def solve({params}):\n    pass\n", arity=arity, arg_names=("a", "b", "c", "n"))
     assert res.ok is ok
     if not ok:
         assert res.verdict is Verdict.RUNTIME_ERROR
@@ -66,18 +66,18 @@ def test_arity(params, arity, ok):
 
 
 def test_missing_solve():
-    res = check("import cupy\n\ndef solver(a):\n    pass\n", arity=1)
+    res = screen("import cupy\n\ndef solver(a):\n    pass\n", arity=1)
     assert res.verdict is Verdict.RUNTIME_ERROR
     assert "no function solve" in res.message
 
 
 def test_solve_bound_otherwise_is_left_to_the_child():
-    res = check("import functools\ndef f(a, b):\n    pass\nsolve = functools.partial(f, 1)\n", arity=1)
+    res = screen("import functools\ndef f(a, b):\n    pass\nsolve = functools.partial(f, 1)\n", arity=1)
     assert res.ok and not res.solve_found
 
 
 def test_async_solve_refused():
-    res = check("async def solve(a):\n    pass\n", arity=1)
+    res = screen("async def solve(a):\n    pass\n", arity=1)
     assert res.verdict is Verdict.RUNTIME_ERROR
 
 
@@ -126,20 +126,20 @@ def test_async_solve_refused():
     ("k = '#include <../../secret.h>'", "#include"),
 ])
 def test_refusals(source, fragment):
-    res = check(source + "\n\ndef solve(a):\n    pass\n", arity=1)
+    res = screen(source + "\n\ndef solve(a):\n    pass\n", arity=1)
     assert res.verdict is Verdict.SECURITY_VIOLATION, res
     assert fragment in res.message
     assert res.line is not None
 
 
 def test_refused_import_inside_function():
-    res = check("def solve(a):\n    import os\n    os.system('true')\n", arity=1)
+    res = screen("def solve(a):\n    import os\n    os.system('true')\n", arity=1)
     assert res.verdict is Verdict.SECURITY_VIOLATION
     assert res.line == 2
 
 
 def test_security_is_checked_before_arity():
-    res = check("import os\ndef solve():\n    pass\n", arity=3)
+    res = screen("import os\ndef solve():\n    pass\n", arity=3)
     assert res.verdict is Verdict.SECURITY_VIOLATION
 
 
@@ -152,15 +152,15 @@ def test_library_includes_and_cuda_keywords_are_fine():
     src = ('K = r"""#include <cuda_fp16.h>\n#include <cooperative_groups.h>\n'
            '__global__ void k() { __shared__ float s[4]; __syncthreads(); }"""\n'
            'def solve(a):\n    pass\n')
-    assert check(src, arity=1).ok
+    assert screen(src, arity=1).ok
 
 
 def test_oversized_file():
-    res = check("x = 1\n" * 60000 + "def solve(a):\n    pass\n", arity=1)
+    res = screen("x = 1\n" * 60000 + "def solve(a):\n    pass\n", arity=1)
     assert res.verdict is Verdict.COMPILE_ERROR
     assert "larger than" in res.message
 
 
 def test_solve_defined_conditionally_is_left_to_the_child():
-    res = check("try:\n    def solve(a):\n        pass\nexcept Exception:\n    pass\n", arity=1)
+    res = screen("try:\n    def solve(a):\n        pass\nexcept Exception:\n    pass\n", arity=1)
     assert res.ok and not res.solve_found

@@ -1,8 +1,8 @@
-"""Static checks against changing what was imported, builtins that reach the process, and numpy's
-file I/O; ordinary submissions (attribute writes on their own objects) still pass."""
+"""The static screen against changing what was imported, builtins that reach the process, and
+numpy's file I/O; ordinary submissions (attribute writes on their own objects) still pass."""
 import pytest
 
-from assessments.judge.static import check, imported_names
+from assessments.judge.static import imported_names, screen
 from assessments.judge.verdicts import Verdict
 
 SOLVE = "\n\ndef solve(a, b, c, n):\n    c[...] = a + b\n"
@@ -39,7 +39,7 @@ SOLVE = "\n\ndef solve(a, b, c, n):\n    c[...] = a + b\n"
     ("import cupy as cp\nx = cp.load('x.npy')", "load"),
 ])
 def test_refused(source, fragment):
-    res = check(source + SOLVE, arity=4)
+    res = screen(source + SOLVE, arity=4)
     assert res.verdict is Verdict.SECURITY_VIOLATION, res
     assert fragment in res.message
 
@@ -82,7 +82,7 @@ tid = jit.threadIdx.x
 
 @pytest.mark.parametrize("source", OK_SOURCES)
 def test_ordinary_code_passes(source):
-    res = check(source + SOLVE, arity=4)
+    res = screen(source + SOLVE, arity=4)
     assert res.ok, res.message
 
 

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 
 import numpy as np
 import pytest
 
-from assessments.judge.backends.cpu.emulator import EmulatorError, compile_module
+from assessments.judge.backends.cpu.emulator import EmulatorError, build, compile_module
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -453,6 +454,23 @@ def test_compile_errors_point_at_the_candidates_lines():
         compile_module(src)
     assert err.value.kind == "compile_error"
     assert "kernel.cu:3:" in err.value.detail and "undefined_thing" in err.value.detail
+
+
+def test_runtime_object_exports_only_what_modules_link():
+    """The runtime's units share names in kp::core; combined, those are local, so a kernel's own
+    names never meet them."""
+    core = build.core_object()
+    names = subprocess.run(["nm", "-g", "--defined-only", str(core)], capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert "_ZN2kp10kp_barrierEii" in names and "__tsan_write4" in names and "kp_arena_create" in names
+    assert not [n for n in names if n.startswith("_ZN2kp4core")]
+    src = r"""
+    namespace kp { namespace core { unsigned g_phase = 7; } }
+    extern "C" __global__ void k(unsigned* y) { y[threadIdx.x] = kp::core::g_phase; __syncthreads(); }
+    """
+    y = np.zeros(32, np.uint32)
+    compile_module(src).get_function("k").launch((1,), (32,), [y], checking=True)
+    assert (y == 7).all()
 
 
 # ---- correct kernels in many styles: the checked run must not report anything ---------------------

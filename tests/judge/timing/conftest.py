@@ -5,9 +5,9 @@ import pytest
 from timing_helpers import FAKE_PEAKS, FIXTURES
 
 from assessments.judge import engine
-from assessments.judge.backends.cuda import nvml, peaks
-from assessments.judge.backends.cuda.session import TimingConfig
-from assessments.judge.backends.cuda.stats import StopRule
+from assessments.judge.timing import nvml, peaks
+from assessments.judge.timing.session import TimingConfig
+from assessments.judge.timing.stats import StopRule
 
 
 @pytest.fixture

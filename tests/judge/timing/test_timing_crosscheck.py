@@ -4,8 +4,11 @@ from __future__ import annotations
 import pytest
 
 from assessments.judge import scoring
-from assessments.judge.backends.cuda import crosscheck as cc
-from assessments.judge.backends.cuda.crosscheck import BatchWall
+from assessments.judge.timing import crosscheck as cc
+from assessments.judge.timing import roofline as rl
+from assessments.judge.timing.crosscheck import BatchWall
+from assessments.judge.timing.peaks import Peaks
+from assessments.judge.timing.roofline import roofline
 from assessments.judge.verdicts import Verdict
 
 
@@ -70,8 +73,8 @@ def test_no_batches_is_not_ok():
 
 def test_physical_floor():
     # 1 GB at 2 TB/s = 0.5 ms; 1 GFLOP at 100 TFLOP/s = 0.01 ms: memory decides, loosened by 0.75.
-    assert cc.physical_floor_s(1e9, 1e9, 2e12, 1e14) == pytest.approx(0.5e-3 * cc.FLOOR_SLACK)
-    assert cc.physical_floor_s(1e3, 1e15, 2e12, 1e14, slack=1.0) == pytest.approx(10.0)
+    assert rl.physical_floor_s(1e9, 1e9, 2e12, 1e14) == pytest.approx(0.5e-3 * rl.FLOOR_SLACK)
+    assert rl.physical_floor_s(1e3, 1e15, 2e12, 1e14, slack=1.0) == pytest.approx(10.0)
 
 
 def test_flags_and_eligibility():
@@ -86,22 +89,22 @@ def test_flags_and_eligibility():
 
 
 def test_roofline_uses_fp32_for_the_fraction_and_tensor_cores_for_the_floor():
-    peaks = scoring.Peaks("t", bandwidth_bytes_s=3e12, flops_s=50e12, measured=True, tensor_flops_s=400e12)
+    peaks = Peaks("t", bandwidth_bytes_s=3e12, flops_s=50e12, measured=True, tensor_flops_s=400e12)
     flops = 2 * 4096 ** 3
-    fast = scoring.roofline(0.6e-3, 4 * 3 * 4096 ** 2, flops, peaks)   # 229 TFLOP/s: TF32 territory
+    fast = roofline(0.6e-3, 4 * 3 * 4096 ** 2, flops, peaks)   # 229 TFLOP/s: TF32 territory
     assert fast.bound == "compute" and fast.fraction == 1.0 and not fast.below_floor
-    assert fast.physical_floor_s == pytest.approx(flops / 400e12 * cc.FLOOR_SLACK)
-    forged = scoring.roofline(0.1e-3, 4 * 3 * 4096 ** 2, flops, peaks)  # 1.4 PFLOP/s: impossible
+    assert fast.physical_floor_s == pytest.approx(flops / 400e12 * rl.FLOOR_SLACK)
+    forged = roofline(0.1e-3, 4 * 3 * 4096 ** 2, flops, peaks)  # 1.4 PFLOP/s: impossible
     assert forged.below_floor
-    slow = scoring.roofline(11e-3, 4 * 3 * 4096 ** 2, flops, peaks)
+    slow = roofline(11e-3, 4 * 3 * 4096 ** 2, flops, peaks)
     assert slow.fraction == pytest.approx(flops / 50e12 / 11e-3)
     assert slow.achieved_flops_s == pytest.approx(flops / 11e-3)
 
 
 def test_score_withholds_performance_while_flagged():
-    s = scoring.score(Verdict.ACCEPTED, "cuda", 0.8, eligible=False)
+    s = scoring.score(Verdict.ACCEPTED, True, 0.8, eligible=False)
     assert (s.total, s.performance, s.withheld) == (60.0, 0.0, True)
-    s = scoring.score(Verdict.ACCEPTED, "cuda", 0.8)
+    s = scoring.score(Verdict.ACCEPTED, True, 0.8)
     assert (s.total, s.performance, s.withheld) == (92.0, 32.0, False)
-    assert scoring.score(Verdict.WRONG_ANSWER, "cuda", 0.8, eligible=True).total == 0.0
-    assert scoring.score(Verdict.ACCEPTED, "cpu", None, eligible=False).performance is None
+    assert scoring.score(Verdict.WRONG_ANSWER, True, 0.8, eligible=True).total == 0.0
+    assert scoring.score(Verdict.ACCEPTED, False, None, eligible=False).performance is None

@@ -136,16 +136,16 @@ def test_cpu_backend_has_no_timing():
 
 
 def test_unusable_scratch_during_timing_is_a_verdict_not_a_judge_error(fake_gpu, monkeypatch):
-    from assessments.judge import evaluate
+    from assessments.judge import arrays
 
-    real = evaluate.write_inputs
+    real = arrays.write_inputs
 
     def refuse_bench_inputs(task, inputs, path):
         if path.name.startswith("bench."):  # as if the child had filled its scratch by now
             raise OSError(28, "No space left on device")
         return real(task, inputs, path)
 
-    monkeypatch.setattr(evaluate, "write_inputs", refuse_bench_inputs)
+    monkeypatch.setattr(arrays, "write_inputs", refuse_bench_inputs)
     r = _judge(fake_gpu, "honest")
     assert r.verdict is Verdict.RUNTIME_ERROR, _describe(r)
     assert "scratch space is full or unusable" in r.message

@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from assessments.judge import scoring
-from assessments.judge.backends.cuda import guard, nvml, peaks
+from assessments.judge.timing import guard, nvml, peaks
 
 
 @pytest.fixture
@@ -129,7 +128,7 @@ def test_cache_dir(monkeypatch, tmp_path):
 
 def test_from_entry():
     p = peaks.from_entry(ENTRY)
-    assert isinstance(p, scoring.Peaks) and p.measured and p.tensor_flops_s == 380e12
+    assert isinstance(p, peaks.Peaks) and p.measured and p.tensor_flops_s == 380e12
     assert p.fastest_flops_s == 380e12 and "cublas_sgemm" in p.source
     unmeasured = peaks.from_entry({**ENTRY, "tensor_flops_s": None})
     assert unmeasured.tensor_flops_s == 51e12 * peaks.TENSOR_BOUND_RATIO and "assumed" in unmeasured.source
@@ -146,7 +145,7 @@ def test_for_device_reads_the_measuring_process(monkeypatch):
     first = peaks.for_device("0")
     assert first.measured and first.bandwidth_bytes_s == 3.0e12
     assert peaks.for_device("0") is first and len(calls) == 1          # once per process
-    assert calls[0][1:] == ["-m", "assessments.judge.backends.cuda.peaks"]
+    assert calls[0][1:] == ["-m", "assessments.judge.timing.peaks"]
 
 
 def test_for_device_falls_back_to_the_datasheet(monkeypatch):
@@ -156,13 +155,13 @@ def test_for_device_falls_back_to_the_datasheet(monkeypatch):
         return subprocess.CompletedProcess(cmd, 1, stdout="", stderr="CUDARuntimeError: no device\n")
     monkeypatch.setattr(peaks.subprocess, "run", run)
     p = peaks.for_device("0")
-    assert not p.measured and p.bandwidth_bytes_s == scoring.H100_NOMINAL.bandwidth_bytes_s
+    assert not p.measured and p.bandwidth_bytes_s == peaks.H100_NOMINAL.bandwidth_bytes_s
     assert "measuring failed" in p.source and "no device" in p.source
 
 
 def test_measuring_process_fails_cleanly_without_a_gpu(tmp_path):
     # Here (no GPU) the real process must exit non-zero rather than hang or print a fake entry.
-    p = subprocess.run([sys.executable, "-m", "assessments.judge.backends.cuda.peaks"],
+    p = subprocess.run([sys.executable, "-m", "assessments.judge.timing.peaks"],
                        capture_output=True, text=True, timeout=120,
                        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(peaks.Path(__file__).resolve().parents[3]),
                             peaks.CACHE_ENV: str(tmp_path)})

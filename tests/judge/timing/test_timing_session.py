@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from timing_helpers import FAKE_PEAKS, small_vector_add
 
-from assessments.judge.backends.cuda.plan import Planner
-from assessments.judge.backends.cuda.session import TimingConfig, TimingSession
-from assessments.judge.backends.cuda.stats import StopRule
-from assessments.judge.outcome import Outcome
+from assessments.judge.timing.plan import Planner
+from assessments.judge.timing.session import TimingConfig, TimingSession
+from assessments.judge.timing.stats import StopRule
+from assessments.judge.outcome import Decided, Outcome
 from assessments.judge.verdicts import Verdict
 
 SLOTS = 6
@@ -51,7 +51,7 @@ class SimChild:
             with np.load(self.scratch / v["inputs"]) as data:
                 self.variants.append({k: data[k] for k in data.files})
         self.slots = [None] * SLOTS
-        return None, {"ok": True, "device": "Sim GPU", "driver": 13000, "l2_bytes": 1 << 20,
+        return {"ok": True, "device": "Sim GPU", "driver": 13000, "l2_bytes": 1 << 20,
                       "flush_bytes": 2 << 20, "slots": SLOTS, "variants": len(self.variants),
                       "copy_bytes": 1, "persisting_l2_reset": "driver"}
 
@@ -75,11 +75,11 @@ class SimChild:
             self.slots[s] = arrays
         if self.events is not None:
             events = self.events(events)
-        return None, {"ok": True, "events_ms": events}
+        return {"ok": True, "events_ms": events}
 
     def time_fetch(self, msg):
         np.savez(self.scratch / msg["output"], **self.slots[msg["slot"]])
-        return None, {"ok": True}
+        return {"ok": True}
 
 
 def _session(tmp_path, child_kwargs=None, *, config=None, peaks=FAKE_PEAKS, gpu=None, n=4096):
@@ -164,7 +164,9 @@ def test_child_failure_decides(tmp_path):
 
     def request(msg, phase):
         calls.append(msg["op"])
-        return (failure, None) if len(calls) == 4 else child(msg, phase)
+        if len(calls) == 4:
+            raise Decided(failure)
+        return child(msg, phase)
 
     task = small_vector_add(4096)
     sess = TimingSession(task, task.bench["cuda"], 7, request, tmp_path, FAKE_PEAKS,

@@ -6,8 +6,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from assessments.judge import scoring
-from assessments.judge.backends.cuda import crosscheck
+from assessments.judge.timing import crosscheck
+from assessments.judge.timing.peaks import Peaks
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -15,7 +15,7 @@ FAKE_ENTRY = HERE / "fakegpu" / "child_entry.py"
 FIXTURES = ROOT / "tests" / "fixtures" / "timing"
 
 # The fake device moves 10 GB/s; peaks a little above it put an honest kernel over the floor.
-FAKE_PEAKS = scoring.Peaks("Fake GPU", bandwidth_bytes_s=12e9, flops_s=1e12, measured=True,
+FAKE_PEAKS = Peaks("Fake GPU", bandwidth_bytes_s=12e9, flops_s=1e12, measured=True,
                            tensor_flops_s=8e12, source="test")
 
 # Flags a busy host can raise on an honest run (the wall cross-check, the GPU's idle wait):

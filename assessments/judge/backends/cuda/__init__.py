@@ -1,6 +1,5 @@
-"""CUDA backend: real CuPy on a GPU, with launch recording and trustworthy timing.
+"""CUDA backend, child side: real CuPy on a GPU, with launch recording and the timing harness.
 
-wrap.py records kernels; timing.py is the child's timing harness; session.py the parent's side of
-it; stats.py and crosscheck.py the pure statistics and checks; peaks.py the measured roofline
-peaks; guard.py (with nvml.py) one submission per GPU at a time.
+child.py sets the backend up in the child; wrap.py records kernels; timing.py is the child's
+timing harness. The parent's side of timing (session, peaks, guard...) is assessments/judge/timing/.
 """

@@ -1,7 +1,7 @@
 """g++ builds of candidate CUDA C: preprocess, find kernels, rewrite, compile, cache by hash.
 
 Two variants per source: the plain one, and the checking one compiled with -fsanitize=thread,
-whose per-access callbacks (defined in kp_core.cpp, no libtsan) check bounds and races.
+whose per-access callbacks (defined in runtime/core/bounds.cpp, no libtsan) check bounds and races.
 """
 from __future__ import annotations
 
@@ -19,8 +19,11 @@ from . import source as src
 from .errors import EmulatorError
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
+CORE_UNITS = RUNTIME / "core"
+CORE_INTERNAL = "_ZN2kp4core*"  # kp::core: names the core's units share, local once combined
 BUILD_VERSION = "kp-emulator-1"
 CXX = os.environ.get("KERNELPATH_EMULATOR_CXX", "g++")
+OBJCOPY = "objcopy"
 CXXFLAGS = ["-O2", "-fPIC", "-fno-strict-aliasing", "-fno-threadsafe-statics", "-fvisibility=hidden",
             "-fno-plt", "-w"]
 MIN_STACK_KIB, MAX_STACK_KIB = 64, 1024
@@ -79,7 +82,29 @@ def _run(cmd, cwd, what) -> subprocess.CompletedProcess:
     except subprocess.TimeoutExpired:
         raise EmulatorError("compile_error", "", f"{what} took longer than 300 s") from None
     except OSError as exc:
-        raise EmulatorError("compile_error", "", f"cannot run {CXX}: {exc}") from None
+        raise EmulatorError("compile_error", "", f"cannot run {cmd[0]}: {exc}") from None
+
+
+def _run_all(cmds, cwd, what) -> list[subprocess.CompletedProcess]:
+    """_run for independent commands, all running at once."""
+    procs: list[subprocess.Popen] = []
+    try:
+        for cmd in cmds:
+            procs.append(subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        results = []
+        for p in procs:
+            out, err = p.communicate(timeout=300)
+            results.append(subprocess.CompletedProcess(p.args, p.returncode, out, err))
+        return results
+    except subprocess.TimeoutExpired:
+        raise EmulatorError("compile_error", "", f"{what} took longer than 300 s") from None
+    except OSError as exc:
+        raise EmulatorError("compile_error", "", f"cannot run {cmds[0][0]}: {exc}") from None
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
 
 def _publish(tmp: Path, dest: Path) -> None:
@@ -97,13 +122,23 @@ def core_object() -> Path:
     if out.exists():
         return out
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
-        obj = Path(tmp) / "kp_core.o"
-        r = _run([CXX, "-std=c++17", *CXXFLAGS, "-I", str(RUNTIME), "-c", str(RUNTIME / "kp_core.cpp"),
-                  "-o", str(obj)], tmp, "building the emulator core")
-        if r.returncode != 0:
-            raise EmulatorError("compile_error", "", "the emulator core does not build:\n" + r.stderr[-4000:])
-        _publish(obj, out)
+        _publish(_build_core(Path(tmp)), out)
     return out
+
+
+def _build_core(tmp: Path) -> Path:
+    """Every unit of runtime/core compiled (at the same time) and combined into one relocatable
+    object whose global symbols are only what modules link against."""
+    units = sorted(CORE_UNITS.glob("*.cpp"))
+    compiles = [[CXX, "-std=c++17", *CXXFLAGS, "-I", str(RUNTIME), "-c", str(u), "-o", f"{u.stem}.o"]
+                for u in units]
+    combine = [CXX, "-r", "-nostdlib", "-o", "combined.o", *(c[-1] for c in compiles)]
+    localize = [OBJCOPY, "--wildcard", f"--localize-symbol={CORE_INTERNAL}", "combined.o", "kp_core.o"]
+    for step in (compiles, [combine], [localize]):
+        for r in _run_all(step, tmp, "building the emulator core"):
+            if r.returncode != 0:
+                raise EmulatorError("compile_error", "", "the emulator core does not build:\n" + r.stderr[-4000:])
+    return tmp / "kp_core.o"
 
 
 def split_options(options) -> tuple[list[str], str]:

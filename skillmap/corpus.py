@@ -1,4 +1,5 @@
-"""The labelled corpus of GPU-engineering postings (jobdata/data/corpus/*.jsonl)."""
+"""The labelled corpus of GPU-engineering postings (skillmap/data/corpus/*.jsonl): the track
+classifier's training data, and the starter jobs (jobdata/starter.py)."""
 from __future__ import annotations
 
 import json

@@ -1,9 +1,9 @@
 """The device's measured peaks (copy bandwidth, cuBLAS FP32 and TF32 rates), cached per device.
 
-Run as `python -m assessments.judge.backends.cuda.peaks [--refresh]`: a trusted process of its
-own (no submission in it) that measures once per device name + driver and keeps the result in
+Run as `python -m assessments.judge.timing.peaks [--refresh]`: a trusted process of its own (no
+submission in it) that measures once per device name + driver and keeps the result in
 `<cache dir>/kernelpath/gpu_peaks.json`. The judge's parent asks it through `for_device()`, so
-the parent itself never imports CuPy.
+the parent itself never imports CuPy. `Peaks` is what the roofline (roofline.py) is drawn with.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 CACHE_ENV = "KERNELPATH_GPU_CACHE"
@@ -23,7 +24,7 @@ COPY_BYTES = 1 << 30
 GEMM_N = 8192
 REPEATS = 10
 TENSOR_BOUND_RATIO = 16
-_MEMO: dict[str, object] = {}
+_MEMO: dict[str, "Peaks"] = {}
 
 _FMA_KERNEL = r'''
 extern "C" __global__ void kp_fma_peak(float* out, int iters, float seed) {
@@ -40,6 +41,31 @@ extern "C" __global__ void kp_fma_peak(float* out, int iters, float seed) {
     out[blockIdx.x * blockDim.x + threadIdx.x] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
 }
 '''
+
+
+@dataclass(frozen=True)
+class Peaks:
+    """Peak memory bandwidth and arithmetic throughput the roofline is drawn with."""
+
+    name: str
+    bandwidth_bytes_s: float
+    flops_s: float                       # FP32 (cuBLAS SGEMM): the roofline the score is drawn with
+    measured: bool = False
+    # Fastest arithmetic on float32 inputs (TF32 tensor cores): only the physical floor uses it,
+    # since a kernel may legitimately beat the FP32 rate where its task tolerates TF32.
+    tensor_flops_s: float | None = None
+    source: str = "datasheet"
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @property
+    def fastest_flops_s(self) -> float:
+        return max(self.flops_s, self.tensor_flops_s or 0.0)
+
+
+# Datasheet figures for the H100 SXM5 (HBM3; FP32 and dense TF32) until measured ones replace them.
+H100_NOMINAL = Peaks("H100 SXM (nominal)", 3.35e12, 66.9e12, tensor_flops_s=494.7e12)
 
 
 def cache_dir() -> Path:
@@ -177,7 +203,7 @@ def measure(cp) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="assessments.judge.backends.cuda.peaks")
+    parser = argparse.ArgumentParser(prog="assessments.judge.timing.peaks")
     parser.add_argument("--refresh", action="store_true", help="measure even if cached")
     args = parser.parse_args(argv)
     import cupy as cp
@@ -192,11 +218,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # -- the parent's side (no CuPy) ----------------------------------------------------------------
-def from_entry(entry: dict):
-    """scoring.Peaks from a cache entry. Without a measured TF32 rate the floor assumes tensor
+def from_entry(entry: dict) -> Peaks:
+    """Peaks from a cache entry. Without a measured TF32 rate the floor assumes tensor
     cores up to TENSOR_BOUND_RATIO x FP32 (H100: about 7x), so a legitimate TF32 kernel is never
     taken for a forged time."""
-    from ...scoring import Peaks
     flops = float(entry["flops_s"])
     tensor = entry.get("tensor_flops_s")
     how = entry.get("flops_method", "cublas_sgemm")
@@ -207,17 +232,16 @@ def from_entry(entry: dict):
                  source=f"measured ({how}, {entry.get('key', '')})")
 
 
-def for_device(token: str = "0", timeout_s: float = 600.0):
+def for_device(token: str = "0", timeout_s: float = 600.0) -> Peaks:
     """Measured peaks of the GPU the child will use, once per process; the datasheet H100 figures
     marked unmeasured when measuring fails (the timing is then flagged for review)."""
     if token in _MEMO:
         return _MEMO[token]
-    from ...scoring import H100_NOMINAL, Peaks
-    root = Path(__file__).resolve().parents[4]
+    root = Path(__file__).resolve().parents[3]
     env = dict(os.environ)
     env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
-        p = subprocess.run([sys.executable, "-m", "assessments.judge.backends.cuda.peaks"],
+        p = subprocess.run([sys.executable, "-m", "assessments.judge.timing.peaks"],
                            cwd=str(root), env=env, capture_output=True, text=True, timeout=timeout_s)
         lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
         if p.returncode != 0 or not lines:

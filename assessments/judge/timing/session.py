@@ -1,7 +1,8 @@
 """The trusted parent's side of GPU timing: plans the batches, clocks them, re-checks outputs and
 turns raw event times into the report's statistics, roofline and flags. Never imports CuPy.
 
-`request(message, phase)` sends one request to the child and returns (Outcome or None, answer).
+`request(message, phase)` sends one request to the child and returns its answer, or raises
+outcome.Decided when the child's answer (or its death) decided a verdict.
 """
 from __future__ import annotations
 
@@ -11,12 +12,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ... import evaluate, scoring
-from ...outcome import Outcome
-from ...report import TestReport, TimingReport
-from ...verdicts import Verdict
+from .. import arrays, compare
+from ..outcome import Decided, Outcome
+from ..report import TestReport, TimingReport
+from ..task import Task
+from ..verdicts import Verdict
 from . import crosscheck
+from .peaks import Peaks
 from .plan import Planner
+from .roofline import roofline
 from .stats import StopRule, median_ci
 
 BENCH_STREAM = 1_000_000   # rng stream of the timing inputs, apart from the tests' streams
@@ -25,7 +29,7 @@ PLAN_STREAM = 1_000_100    # rng stream of slot order, variants and which repeat
 
 @dataclass(frozen=True)
 class TimingConfig:
-    """How much to time and how: repeats, pool, checks."""
+    """How much to time and how: repeats, pool, re-checks."""
 
     warmup: int = 3
     # Convergence also needs 0.3 s of timed wall time: the cross-check's signal.
@@ -43,10 +47,14 @@ class TimingConfig:
     wall_slack_rel: float = crosscheck.SLACK_REL
 
 
+class OutputChanged(Decided):
+    """A re-check of a timed repeat decided the verdict: the timing stops as output_changed."""
+
+
 class TimingSession:
     """One timing of an accepted solution at the task's benchmark size."""
 
-    def __init__(self, task, dims: dict, seed: int, request, scratch: Path, peaks: scoring.Peaks, *,
+    def __init__(self, task: Task, dims: dict, seed: int, request, scratch: Path, peaks: Peaks, *,
                  gpu: dict | None = None, config: TimingConfig | None = None, clock=time.perf_counter):
         self.task, self.dims, self.seed = task, dict(dims), seed
         self.request, self.scratch, self.peaks = request, Path(scratch), peaks
@@ -63,28 +71,34 @@ class TimingSession:
         self.per_repeat = 0.0
 
     # -- the child -----------------------------------------------------------------------------
-    def _batch(self, plan, empty: bool) -> tuple[Outcome | None, float, list[float]]:
+    def _batch(self, plan, empty: bool) -> tuple[float, list[float]]:
+        """(the parent's wall time around the batch, the events' times in ms)."""
         t0 = self.clock()
-        outcome, ans = self.request({"op": "time_batch", "plan": plan, "empty": empty}, self.phase)
+        ans = self.request({"op": "time_batch", "plan": plan, "empty": empty}, self.phase)
         wall = self.clock() - t0
-        if outcome:
-            return outcome, wall, []
         times = ans.get("events_ms")
         if not (isinstance(times, list) and len(times) == len(plan) and all(
                 isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) and x >= 0
                 for x in times)):
-            return Outcome(Verdict.RUNTIME_ERROR, "the timing run returned no usable measurements"), wall, []
-        return None, wall, [float(x) for x in times]
+            raise Decided(Outcome(Verdict.RUNTIME_ERROR,
+                                  "the timing run returned no usable measurements"))
+        return wall, [float(x) for x in times]
 
     def _expected_of(self, variant: int) -> dict:
         if variant not in self._expected:
             self._expected[variant] = self.task.reference(self.inputs[variant])
         return self._expected[variant]
 
-    def _recheck(self, plan, positions: list[int], timing: TimingReport) -> Outcome | None:
+    def _recheck(self, plan, positions: list[int], timing: TimingReport) -> None:
         """Fetch the slots of the planned positions (each its slot's last repeat in the batch) and
-        check them like a test; with no position planned, one chosen at random after the fact."""
-        from ...checks import CHECKS
+        compare them like a test; with no position planned, one chosen at random after the fact.
+        Whatever decides here is raised as OutputChanged."""
+        try:
+            self._compare_slots(plan, positions, timing)
+        except Decided as decided:
+            raise OutputChanged(decided.outcome) from None
+
+    def _compare_slots(self, plan, positions: list[int], timing: TimingReport) -> None:
         if not positions:
             last = {s: i for i, (s, _) in enumerate(plan)}
             positions = [sorted(last.values())[int(self.rng.integers(len(last)))]]
@@ -92,55 +106,60 @@ class TimingSession:
             s, v = plan[i]
             repeat = self.repeat_base + i
             name = "bench.fetch.npz"
-            outcome, _ = self.request({"op": "time_fetch", "slot": int(s), "output": name}, self.phase)
-            if outcome:
-                return outcome
+            self.request({"op": "time_fetch", "slot": int(s), "output": name}, self.phase)
             where = f"on timed repeat {repeat + 1} ({self.sizes})"
             inputs = self.inputs[v]
-            originals = {a.name: np.asarray(inputs[a.name]) for a in self.task.args if a.role != "scalar"}
-            got = evaluate.load_arrays(self.scratch / name, originals, where)
-            (self.scratch / name).unlink(missing_ok=True)
-            self.checked.append(repeat)
-            if isinstance(got, Outcome):
-                return got
+            try:
+                sent = arrays.array_args(self.task, inputs)
+                got = arrays.load_arrays(self.scratch / name, sent, where)
+            finally:
+                (self.scratch / name).unlink(missing_ok=True)
+                self.checked.append(repeat)
             probe = TestReport("timing recheck", dict(self.dims))
-            failed = evaluate.check_test(self.task, inputs, self._expected_of(v), got, probe, where, CHECKS)
-            if failed:
+            try:
+                compare.compare_outputs(self.task, inputs, self._expected_of(v), got, probe, where)
+            except Decided as decided:
+                failed = decided.outcome
                 timing.harness["recheck_failure"] = {
                     "repeat": repeat + 1, "max_error": probe.max_error,
                     "mismatches": [m.__dict__ for m in probe.mismatches]}
                 if not failed.message.startswith("solve modified its input"):
                     failed.message = f"the output changed under timing: {failed.message}"
-                return failed
-        return None
+                raise
 
     def _timed_batch(self, planner: Planner, r: int, checks: int, samples: list, batches: list,
-                     timing: TimingReport) -> tuple[Outcome | None, str]:
-        """An empty batch and a timed batch of `r` repeats, then the re-checks planned for it;
-        (outcome, 'failed' or 'output_changed') when something decided."""
-        outcome, e_wall, _ = self._batch(planner.empty_plan(r), empty=True)
-        if outcome:
-            return outcome, "failed"
+                     timing: TimingReport) -> None:
+        """An empty batch and a timed batch of `r` repeats, then the re-checks planned for it."""
+        e_wall, _ = self._batch(planner.empty_plan(r), empty=True)
         plan, positions = planner.solve_plan(r, checks)
-        outcome, t_wall, times = self._batch(plan, empty=False)
-        if outcome:
-            return outcome, "failed"
+        t_wall, times = self._batch(plan, empty=False)
         batches.append(crosscheck.BatchWall(r, t_wall, sum(times) / 1e3, e_wall))
         samples += times
         self.per_repeat = (t_wall + e_wall) / r
-        outcome = self._recheck(plan, positions, timing) if checks else None
+        if checks:
+            self._recheck(plan, positions, timing)
         self.repeat_base += r
-        return outcome, "output_changed"
 
-    def _failed(self, timing, samples, batches, outcome, why):
+    def _failed(self, timing, samples, batches, decided: Decided):
         """The report keeps what was measured before the failure, marked ineligible."""
         if not samples:
-            return None, outcome
+            return None, decided.outcome
+        why = "output_changed" if isinstance(decided, OutputChanged) else "failed"
         self._summarise(timing, samples, batches, why)
-        return timing, outcome
+        return timing, decided.outcome
 
     # -- the session ---------------------------------------------------------------------------
     def run(self) -> tuple[TimingReport | None, Outcome | None]:
+        """(the timing report, or None when nothing was measured; the outcome that stopped the
+        timing, or None). Raises OSError when the child's scratch cannot take the inputs."""
+        try:
+            planner, slots, info = self._prepare()
+        except Decided as decided:
+            return None, decided.outcome
+        return self._measure(planner, slots, info)
+
+    def _prepare(self) -> tuple[Planner, int, dict]:
+        """The input variants placed in the child, then the warm-up, which sizes the batches."""
         cfg = self.cfg
         variants = []
         for v in range(cfg.variants):
@@ -148,26 +167,27 @@ class TimingSession:
             inputs = self.task.generate(np.random.default_rng(seq), dict(self.dims))
             self.inputs.append(inputs)
             name = f"bench.v{v}.in.npz"
-            variants.append({"inputs": name, "args": evaluate.write_inputs(self.task, inputs,
-                                                                           self.scratch / name)})
-        outcome, info = self.request({"op": "time_setup", "variants": variants, "slots": cfg.slots,
-                                      "pool_bytes": cfg.pool_bytes}, self.phase)
-        for v in variants:
-            (self.scratch / v["inputs"]).unlink(missing_ok=True)
-        if outcome:
-            return None, outcome
+            variants.append({"inputs": name, "args": arrays.write_inputs(self.task, inputs,
+                                                                         self.scratch / name)})
+        try:
+            info = self.request({"op": "time_setup", "variants": variants, "slots": cfg.slots,
+                                 "pool_bytes": cfg.pool_bytes}, self.phase)
+        finally:
+            for v in variants:
+                (self.scratch / v["inputs"]).unlink(missing_ok=True)
         slots = max(1, int(info.get("slots", 1)))
         planner = Planner(slots, cfg.variants, self.rng)
 
         # Warm-up (discarded): caches, clocks, lazily built kernels; it also sizes the batches.
-        outcome, w_wall, _ = self._batch(planner.solve_plan(cfg.warmup)[0], empty=False)
-        if outcome:
-            return None, outcome
-        outcome, e_wall, _ = self._batch(planner.empty_plan(cfg.warmup), empty=True)
-        if outcome:
-            return None, outcome
+        w_wall, _ = self._batch(planner.solve_plan(cfg.warmup)[0], empty=False)
+        e_wall, _ = self._batch(planner.empty_plan(cfg.warmup), empty=True)
         self.per_repeat = (w_wall + e_wall) / max(cfg.warmup, 1)
+        return planner, slots, info
 
+    def _measure(self, planner: Planner, slots: int, info: dict
+                 ) -> tuple[TimingReport | None, Outcome | None]:
+        """Timed batches until the stopping rule says enough, then the summary."""
+        cfg = self.cfg
         timing = TimingReport(
             dims=dict(self.dims), median_ms=0.0, min_ms=0.0, max_ms=0.0, repeats=0, warmup=cfg.warmup,
             device=str(info.get("device", "GPU"))[:100], peaks=self.peaks.to_dict(), gpu=self.gpu,
@@ -177,29 +197,28 @@ class TimingSession:
         batches: list[crosscheck.BatchWall] = []
         began = self.clock()
         reason = ""
-        while True:
-            r = cfg.rule.next_batch(len(samples), self.per_repeat, self.clock() - began,
-                                    target_batch_s=cfg.target_batch_s, max_batch_s=cfg.max_batch_s)
-            outcome, why = self._timed_batch(planner, r, cfg.checks_per_batch, samples, batches, timing)
-            if outcome:
-                return self._failed(timing, samples, batches, outcome, why)
-            stop, reason, _ = cfg.rule.decide(samples, self.clock() - began,
-                                              timed_s=sum(b.wall_s for b in batches))
-            if stop:
-                break
-        missing = cfg.checks_min - len(self.checked)
-        if missing > 0:
-            # One more round over the slots, to reach the minimum number of re-checks.
-            outcome, why = self._timed_batch(planner, slots, missing, samples, batches, timing)
-            if outcome:
-                return self._failed(timing, samples, batches, outcome, why)
+        try:
+            while True:
+                r = cfg.rule.next_batch(len(samples), self.per_repeat, self.clock() - began,
+                                        target_batch_s=cfg.target_batch_s, max_batch_s=cfg.max_batch_s)
+                self._timed_batch(planner, r, cfg.checks_per_batch, samples, batches, timing)
+                stop, reason, _ = cfg.rule.decide(samples, self.clock() - began,
+                                                  timed_s=sum(b.wall_s for b in batches))
+                if stop:
+                    break
+            missing = cfg.checks_min - len(self.checked)
+            if missing > 0:
+                # One more round over the slots, to reach the minimum number of re-checks.
+                self._timed_batch(planner, slots, missing, samples, batches, timing)
+        except Decided as decided:
+            return self._failed(timing, samples, batches, decided)
         self._summarise(timing, samples, batches, reason)
         return timing, None
 
     def _summarise(self, timing: TimingReport, samples: list[float], batches, reason: str) -> None:
         ci = median_ci(samples, self.cfg.rule.confidence)
         nbytes, flops = self.task.cost(self.dims)
-        roof = scoring.roofline(ci.median / 1e3, nbytes, flops, self.peaks)
+        roof = roofline(ci.median / 1e3, nbytes, flops, self.peaks)
         wall = crosscheck.wall_consistency(batches, slack_per_batch=self.cfg.wall_slack_s_per_batch,
                                            slack_rel=self.cfg.wall_slack_rel)
         flags = crosscheck.review_flags(

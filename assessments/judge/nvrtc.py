@@ -1,4 +1,8 @@
-"""NVRTC compile gate and ptxas resource report, with no GPU and without importing `cupy`."""
+"""NVRTC compile gate and ptxas resource report, with no GPU and without importing `cupy`.
+
+Child side: the gate runs where the candidate's kernels are built. Its diagnostics are mapped
+back to solution.py lines by diagnostics.py, which the parent shares.
+"""
 from __future__ import annotations
 
 import ctypes
@@ -9,8 +13,9 @@ import sys
 import threading
 from dataclasses import dataclass, field
 
+from .diagnostics import PROGRAM_NAME
+
 DEFAULT_ARCH = "sm_90"
-PROGRAM_NAME = "kernel.cu"
 
 # Options a candidate may pass through RawKernel/RawModule: anything naming files (-I, --include-path,
 # -include) or the target (-arch) is the judge's business.
@@ -65,7 +70,7 @@ class NvrtcUnavailable(RuntimeError):
 # ---------------------------------------------------------------------------------------------
 # Locating NVRTC and headers without importing cupy (inside the child `cupy` is the CPU stand-in).
 
-def _site_dirs() -> list[str]:
+def site_dirs() -> list[str]:
     dirs: list[str] = []
     spec = importlib.util.find_spec("nvidia")
     if spec is not None and spec.submodule_search_locations:
@@ -80,7 +85,7 @@ def _site_dirs() -> list[str]:
 
 
 def _find_libnvrtc() -> str:
-    for site in _site_dirs():
+    for site in site_dirs():
         cand = os.path.join(site, "nvidia", "cu13", "lib", "libnvrtc.so.13")
         if os.path.exists(cand):
             return cand
@@ -90,7 +95,7 @@ def _find_libnvrtc() -> str:
 def include_dirs() -> list[str]:
     """-I directories: CUDA headers, CuPy's headers and its bundled libcudacxx."""
     out = []
-    for site in _site_dirs():
+    for site in site_dirs():
         for parts in (("nvidia", "cu13", "include"), ("cupy", "_core", "include"),
                       ("cupy", "_core", "include", "cupy", "_cccl", "libcudacxx")):
             path = os.path.join(site, *parts)
@@ -255,67 +260,3 @@ def parse_ptxas_report(log: str, lowered_names: dict[str, str] | None = None) ->
             info["barriers"] = int(b.group(1)) if b else 0
             info["shared_bytes"] = int(s.group(1)) if s else 0
     return [ResourceUsage(name=demangle.get(n, n), **info) for n, info in found.items()]
-
-
-# ---------------------------------------------------------------------------------------------
-# Mapping NVRTC diagnostics back to the candidate's Python file
-
-_DIAG = re.compile(r"^(?P<file>[^\s()]+)\((?P<line>\d+)\): (?P<rest>.*)$")
-
-
-def source_line_offset(cuda_source: str, py_text: str) -> int | None:
-    """0-based py line where the CUDA text starts (its line 1), if it appears verbatim."""
-    idx = py_text.find(cuda_source) if cuda_source else -1
-    if idx < 0:
-        # Some candidates strip or dedent the literal; its first non-empty line still anchors it.
-        lines = [ln for ln in cuda_source.splitlines() if ln.strip()]
-        if not lines:
-            return None
-        first = cuda_source.splitlines().index(lines[0])
-        hits = [i for i, ln in enumerate(py_text.splitlines()) if ln.strip() == lines[0].strip()]
-        if len(hits) != 1:
-            return None
-        return hits[0] - first
-    return py_text.count("\n", 0, idx)
-
-
-def map_line(cuda_line: int, cuda_source: str, py_text: str) -> int | None:
-    """1-based line in the .py for a 1-based line of the CUDA source, or None if unknown."""
-    base = source_line_offset(cuda_source, py_text)
-    if base is not None:
-        return base + cuda_line
-    # Generated code (ElementwiseKernel bodies, transpiled jit): find that line's text in the file.
-    src_lines = cuda_source.splitlines()
-    if not 1 <= cuda_line <= len(src_lines):
-        return None
-    text = src_lines[cuda_line - 1].strip()
-    if len(text) < 3:
-        return None
-    hits = [i + 1 for i, ln in enumerate(py_text.splitlines()) if text in ln]
-    return hits[0] if hits else None
-
-
-def map_log(log: str, cuda_source: str, py_text: str, filename: str = "solution.py") -> str:
-    """NVRTC log with `kernel.cu(L): ...` rewritten as `solution.py:N: ...` where N is resolvable."""
-    out = []
-    for line in log.splitlines():
-        m = _DIAG.match(line)
-        if m and os.path.basename(m.group("file")) == PROGRAM_NAME:
-            n = map_line(int(m.group("line")), cuda_source, py_text)
-            where = f"{filename}:{n}" if n else f"{filename} (generated kernel line {m.group('line')})"
-            line = f"{where}: {m.group('rest')}"
-        elif m:
-            line = f"{os.path.basename(m.group('file'))}({m.group('line')}): {m.group('rest')}"
-        if line.startswith("ptxas"):
-            continue
-        out.append(line.replace(f'"{PROGRAM_NAME}"', f'"{filename}"'))
-    return "\n".join(out).strip()
-
-
-def first_error(mapped_log: str) -> str:
-    """The first `error` diagnostic of a mapped log, on one line."""
-    for line in mapped_log.splitlines():
-        if "error" in line:
-            return line.strip()
-    lines = [ln.strip() for ln in mapped_log.splitlines() if ln.strip()]
-    return lines[0] if lines else "compilation failed"

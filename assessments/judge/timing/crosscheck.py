@@ -1,4 +1,5 @@
-"""Checks that the events' times are believable: against the parent's wall clock and physics.
+"""Checks that the events' times are believable: against the parent's wall clock and physics
+(the physical floor itself is drawn in roofline.py).
 
 Pure functions. The events live in the child, next to the candidate's code; the wall clock lives
 in the trusted parent. Each timed batch is paired with an empty batch (same repeats, same flush
@@ -25,9 +26,6 @@ REVIEW_FLAGS = frozenset({BELOW_FLOOR, WALL_MISMATCH, PEAKS_UNMEASURED, GPU_NOT_
 # run. The timing configuration (session.TimingConfig) overrides them.
 SLACK_S_PER_BATCH = 0.002
 SLACK_REL = 0.10
-# A time this far under the roofline floor drawn with measured peaks cannot be real: measured
-# copy bandwidth and cuBLAS rates sit below the datasheet by less than this.
-FLOOR_SLACK = 0.75
 
 
 @dataclass(frozen=True)
@@ -76,15 +74,6 @@ def wall_consistency(batches: list[BatchWall], *, slack_per_batch: float = SLACK
                        empty_wall_s=empty, events_s=events, excess_s=excess, allowed_s=allowed,
                        batches=len(batches), overhead_ms_per_repeat=overhead,
                        slack_s_per_batch=slack_per_batch, slack_rel=slack_rel)
-
-
-def physical_floor_s(nbytes: float, flops: float, bandwidth_bytes_s: float, flops_s: float,
-                     slack: float = FLOOR_SLACK) -> float:
-    """Shortest believable time: compulsory bytes over peak bandwidth or FLOPs over the fastest
-    arithmetic the device has, whichever is longer, loosened by `slack`."""
-    t_mem = nbytes / bandwidth_bytes_s if bandwidth_bytes_s > 0 else 0.0
-    t_flop = flops / flops_s if flops_s > 0 else 0.0
-    return max(t_mem, t_flop) * slack
 
 
 def review_flags(*, consistency: Consistency | None, median_s: float, floor_s: float,

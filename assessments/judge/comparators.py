@@ -1,4 +1,5 @@
-"""Output checks, registered by name: compare a submission's array with the float64 reference."""
+"""Output comparators, registered by name (a task's `check`): a submission's array against the
+float64 reference. Pure functions."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ class Mismatch:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class Comparison:
     passed: bool
     max_error: float
     mismatches: list = field(default_factory=list)
@@ -44,11 +45,11 @@ def _fmt_index(index: tuple) -> str:
 
 
 def _prepare(got, expected):
-    """(got, expected, error CheckResult or None): float64 views of both, shape checked."""
+    """(got, expected, error Comparison or None): float64 views of both, shape checked."""
     got = np.asarray(got)
     expected = np.asarray(expected)
     if got.shape != expected.shape:
-        return got, expected, CheckResult(
+        return got, expected, Comparison(
             False, float("inf"), [], f"output has shape {got.shape}, expected {expected.shape}"
         )
     return got, expected, None
@@ -65,14 +66,14 @@ def _nonfinite(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return bad
 
 
-def _fail_nonfinite(bad, got, expected) -> CheckResult:
+def _fail_nonfinite(bad, got, expected) -> Comparison:
     count = int(bad.sum())
     mism = _mismatches(bad, got, expected)
     first = mism[0]
     hint = ""
     if np.isnan(got[bad].astype(np.float64)).any():
         hint = "; outputs arrive filled with NaN, so a NaN is often an element never written"
-    return CheckResult(
+    return Comparison(
         False,
         float("inf"),
         mism,
@@ -95,25 +96,25 @@ def _summary(bad: np.ndarray, got, expected, what: str, verb: str = "out of tole
 
 def _comparable(got, expected):
     """Shapes and dtypes checked, empty and non-finite outputs decided: either a final
-    CheckResult or (got, expected, got as float64, expected as float64)."""
+    Comparison or (got, expected, got as float64, expected as float64)."""
     got, expected, err = _prepare(got, expected)
     if err:
         return err
     if got.size == 0:
-        return CheckResult(True, 0.0, [], "empty output")
+        return Comparison(True, 0.0, [], "empty output")
     bad_nf = _nonfinite(got, expected)
     if bad_nf.any():
         return _fail_nonfinite(bad_nf, got, expected)
     return got, expected, got.astype(np.float64), expected.astype(np.float64)
 
 
-def check_exact(got, expected, **_ignored) -> CheckResult:
+def compare_exact(got, expected, **_ignored) -> Comparison:
     """Every element equal to the reference (integers, or floats that need no arithmetic)."""
     got, expected, err = _prepare(got, expected)
     if err:
         return err
     if got.size == 0:
-        return CheckResult(True, 0.0, [], "empty output")
+        return Comparison(True, 0.0, [], "empty output")
     if got.dtype.kind == "f" or expected.dtype.kind == "f":
         bad_nf = _nonfinite(got, expected)
         if bad_nf.any():
@@ -126,15 +127,15 @@ def check_exact(got, expected, **_ignored) -> CheckResult:
     bad = g != e
     max_error = float(np.max(np.abs(g - e)))
     if not bad.any():
-        return CheckResult(True, 0.0, [], "all elements match exactly")
+        return Comparison(True, 0.0, [], "all elements match exactly")
     mism, message = _summary(bad, got, expected, f"max abs error {max_error:.6g}", "differ")
-    return CheckResult(False, max_error, mism, message)
+    return Comparison(False, max_error, mism, message)
 
 
-def check_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, **_ignored) -> CheckResult:
+def compare_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, **_ignored) -> Comparison:
     """Element-wise |got - ref| <= atol + rtol * |ref|; max_error is the largest absolute error."""
     ready = _comparable(got, expected)
-    if isinstance(ready, CheckResult):
+    if isinstance(ready, Comparison):
         return ready
     got, expected, g, e = ready
     diff = np.abs(g - e)
@@ -142,15 +143,15 @@ def check_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, **_
     max_error = float(diff.max())
     what = f"max abs error {max_error:.3g} (allowed: {atol:g} + {rtol:g} * |expected|)"
     if not bad.any():
-        return CheckResult(True, max_error, [], what)
+        return Comparison(True, max_error, [], what)
     mism, message = _summary(bad, got, expected, what)
-    return CheckResult(False, max_error, mism, message)
+    return Comparison(False, max_error, mism, message)
 
 
-def check_norm(got, expected, *, rtol: float, atol: float = 0.0, **_ignored) -> CheckResult:
+def compare_norm(got, expected, *, rtol: float, atol: float = 0.0, **_ignored) -> Comparison:
     """||got - ref|| <= rtol * ||ref|| + atol (2-norm over all elements); max_error is the ratio."""
     ready = _comparable(got, expected)
-    if isinstance(ready, CheckResult):
+    if isinstance(ready, Comparison):
         return ready
     got, expected, g, e = ready
     diff = g - e
@@ -159,17 +160,17 @@ def check_norm(got, expected, *, rtol: float, atol: float = 0.0, **_ignored) -> 
     rel = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else float("inf"))
     what = f"relative error ||got - ref|| / ||ref|| = {rel:.3g} (allowed: {rtol:g})"
     if err_norm <= rtol * ref_norm + atol:
-        return CheckResult(True, rel, [], what)
+        return Comparison(True, rel, [], what)
     # Elements whose error exceeds their share of the allowed norm; at least one must.
     share = (rtol * ref_norm + atol) / np.sqrt(got.size)
     mism, message = _summary(np.abs(diff) > share, got, expected, what)
-    return CheckResult(False, rel, mism, message)
+    return Comparison(False, rel, mism, message)
 
 
-def check_sum_abs(got, expected, *, rtol: float, scale: float | None = None, **_ignored) -> CheckResult:
+def compare_sum_abs(got, expected, *, rtol: float, scale: float | None = None, **_ignored) -> Comparison:
     """|got - ref| <= rtol * scale, where scale is e.g. sum(|x|) of the summed inputs."""
     ready = _comparable(got, expected)
-    if isinstance(ready, CheckResult):
+    if isinstance(ready, Comparison):
         return ready
     got, expected, g, e = ready
     if scale is None:  # stricter stand-in when the caller has no inputs at hand
@@ -180,23 +181,23 @@ def check_sum_abs(got, expected, *, rtol: float, scale: float | None = None, **_
     max_error = float(diff.max())
     what = f"abs error {max_error:.6g} (allowed: {rtol:g} * {float(scale):.6g} = {allowed:.3g})"
     if not bad.any():
-        return CheckResult(True, max_error, [], what)
+        return Comparison(True, max_error, [], what)
     mism, message = _summary(bad, got, expected, what)
-    return CheckResult(False, max_error, mism, message)
+    return Comparison(False, max_error, mism, message)
 
 
-CHECKS: dict[str, Callable[..., CheckResult]] = {
-    "exact": check_exact,
-    "allclose": check_allclose,
-    "norm": check_norm,
-    "sum_abs": check_sum_abs,
+COMPARATORS: dict[str, Callable[..., Comparison]] = {
+    "exact": compare_exact,
+    "allclose": compare_allclose,
+    "norm": compare_norm,
+    "sum_abs": compare_sum_abs,
 }
 
 
-def run_check(name: str, got, expected, **tolerance) -> CheckResult:
-    """Look a check up by name and run it."""
+def run_comparator(name: str, got, expected, **tolerance) -> Comparison:
+    """Look a comparator up by name and run it."""
     try:
-        check = CHECKS[name]
+        comparator = COMPARATORS[name]
     except KeyError:
-        raise KeyError(f"unknown check {name!r}; known: {', '.join(sorted(CHECKS))}") from None
-    return check(got, expected, **tolerance)
+        raise KeyError(f"unknown comparator {name!r}; known: {', '.join(sorted(COMPARATORS))}") from None
+    return comparator(got, expected, **tolerance)

@@ -1,7 +1,7 @@
 """NVRTC gate: resource report parsing, real compiles without a GPU, and log line mapping."""
 import pytest
 
-from assessments.judge import compile as nvrtc
+from assessments.judge import diagnostics, nvrtc
 
 LOG = """ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function '_Z2tkIfEvPT_' for 'sm_90'
@@ -120,24 +120,24 @@ def test_compile_error_lines_map_to_python_file():
     res = nvrtc.nvrtc_compile(src)
     assert not res.ok
     assert "kernel.cu(4): error" in res.log
-    mapped = nvrtc.map_log(res.log, src, PY)
+    mapped = diagnostics.map_log(res.log, src, PY)
     assert 'solution.py:7: error: identifier "b" is undefined' in mapped
     assert PY.splitlines()[6].strip().startswith("if (i < n)")
     assert "kernel.cu" not in mapped
-    assert nvrtc.first_error(mapped).startswith("solution.py:7: error")
+    assert diagnostics.first_error(mapped).startswith("solution.py:7: error")
 
 
 def test_map_line_literal_and_fallbacks():
     src = _kernel_source(PY)
-    assert nvrtc.map_line(1, src, PY) == 4          # the line holding r"""
-    assert nvrtc.map_line(2, src, PY) == 5
+    assert diagnostics.map_line(1, src, PY) == 4          # the line holding r"""
+    assert diagnostics.map_line(2, src, PY) == 5
     # A source that differs from the file (escapes processed, dedented) maps by its lines' text.
     generated = "// generated prologue\n#include <cupy/carray.cuh>\n    if (i < n) c[i] = a[i] + b[i];\n"
-    assert nvrtc.map_line(3, generated, PY) == 7
-    assert nvrtc.map_line(1, generated, PY) is None
+    assert diagnostics.map_line(3, generated, PY) == 7
+    assert diagnostics.map_line(1, generated, PY) is None
 
 
 def test_map_log_without_a_line():
     log = "kernel.cu(99): error: something\n"
-    mapped = nvrtc.map_log(log, "x\n", "y = 1\n")
+    mapped = diagnostics.map_log(log, "x\n", "y = 1\n")
     assert mapped.startswith("solution.py (generated kernel line 99): error")

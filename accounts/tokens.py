@@ -1,24 +1,20 @@
-"""Who is calling the API: a bearer token.
+"""Who is calling the API: a bearer token, and `token_required` for the API's views.
 
 The API ignores the login session on purpose: a cookie would make every state-changing
-endpoint open to cross-site request forgery. Pages use Flask-Login's session instead.
+endpoint open to cross-site request forgery. Pages use Flask-Login's session (and its
+`login_required`) instead.
 """
 from __future__ import annotations
 
-from copy import deepcopy
-from datetime import timedelta
 from functools import wraps
 
-from flask import request
+from flask import current_app, request
 from flask_smorest import abort
-from flask_smorest.utils import deepupdate
 
-from accounts.models import Role, User, utcnow
-from accounts.service import user_for_token
-from extensions import db
+from web.openapi import document_bearer_auth
 
-
-LAST_USED_RESOLUTION = timedelta(minutes=1)
+from .models import Role, User
+from .service import note_token_use, user_for_token
 
 
 def api_user() -> User | None:
@@ -36,11 +32,7 @@ def api_user() -> User | None:
         if found is None:
             abort(401, message="token is invalid, expired or revoked", field="Authorization")
         user, token = found
-        # Recorded to the minute: a write on every call would double the cost of each request.
-        now = utcnow()
-        if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
-            token.last_used_at = now
-            db.session.commit()
+        note_token_use(token)
         request.environ["kernelpath.token"] = token
     request.environ["kernelpath.user"] = user
     return user
@@ -58,8 +50,14 @@ def api_token():
     return request.environ.get("kernelpath.token")
 
 
-def login_required(*roles: Role):
-    """Refuse the request with 401 when nobody is signed in, 403 when the role does not fit."""
+def token_lifetime_days() -> int:
+    """How long a new token lasts (TOKEN_TTL_DAYS)."""
+    return int(current_app.config.get("TOKEN_TTL_DAYS", 90))
+
+
+def token_required(*roles: Role):
+    """Refuse the API request with 401 when it carries no valid bearer token, 403 when the
+    user's role does not fit."""
     def decorate(view):
         @wraps(view)
         def wrapper(*args, **kwargs):
@@ -71,21 +69,6 @@ def login_required(*roles: Role):
                 names = " or ".join(r.value for r in roles)
                 abort(403, message=f"this needs the {names} role")
             return view(*args, **kwargs)
-        _document_bearer_auth(wrapper, roles)
+        document_bearer_auth(wrapper, may_refuse_role=bool(roles))
         return wrapper
     return decorate
-
-
-def _document_bearer_auth(view, roles) -> None:
-    """Mark the operation in the OpenAPI document as needing a bearer token, with its refusals.
-
-    Stored as flask-smorest's Blueprint.doc stores manual doc, so it holds whichever side of the
-    smorest decorators login_required is put; `wraps` shares the inner view's `_apidoc`, hence
-    the copy.
-    """
-    # Names of flask-smorest's response components (the Error body); apispec makes them $refs.
-    responses = {"401": "UNAUTHORIZED", **({"403": "FORBIDDEN"} if roles else {})}
-    apidoc = deepcopy(getattr(view, "_apidoc", {}))
-    apidoc["manual_doc"] = deepupdate(apidoc.get("manual_doc", {}),
-                                      {"security": [{"bearerAuth": []}], "responses": responses})
-    view._apidoc = apidoc

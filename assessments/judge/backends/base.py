@@ -1,0 +1,164 @@
+"""The parent's view of each backend: one class per backend, as DMOJ has one executor each.
+
+A Backend owns what differs between backends on the trusted side: the judge's files bound into
+the child's sandbox, extra binds and environment (a GPU's device nodes), the syscall filter, the
+default limits, the emulator runtime the child is given, the machine-wide lock held for the
+child's life, what a crash means, and whether the tests run the checking build and the accepted
+solution is timed and scored for speed. The public API takes and reports the name
+(`judge(..., backend="cpu")`, `Report.backend`); the child gets the name on its command line and
+sets itself up with its own side, backends/<name>/child.py.
+"""
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+from typing import ClassVar
+
+from .. import seccomp
+from ..outcome import Outcome
+from ..sandbox import GiB, Limits
+from ..timing import guard
+from ..verdicts import Verdict
+
+
+class NoLock(contextlib.nullcontext):
+    """No machine-wide lock: nothing to wait for, nothing to report."""
+
+    def __init__(self):
+        super().__init__()
+        self.info: dict = {}
+
+
+class Backend:
+    """What the parent does differently per backend; the defaults are the CPU's and the GPU's
+    common ground."""
+
+    name: ClassVar[str]
+    limits: ClassVar[Limits]                  # the defaults; judge(limits=...) replaces them
+    child_files: ClassVar[tuple[str, ...]]    # bound for the child besides sandbox.CHILD_FILES
+    description: ClassVar[str]                # where the tests ran, for the accepted message
+    checking: ClassVar[bool] = False          # every test runs the emulator's checking build
+    refuses_stray_tasks: ClassVar[bool] = False   # threads or processes left after solve: an error
+    timed: ClassVar[bool] = False             # a timing run, and performance points
+
+    def binds(self) -> list[str]:
+        """bubblewrap arguments beyond the common filesystem (device nodes, driver libraries)."""
+        return []
+
+    def env(self, sandboxed: bool) -> dict[str, str]:
+        """Variables the child gets beyond the common environment (sandbox.child_env)."""
+        return {}
+
+    def syscall_filter(self) -> bytes:
+        """The seccomp program handed to bubblewrap (seccomp.py: the same refusals everywhere)."""
+        return seccomp.program()
+
+    def emulator_core(self) -> str | None:
+        """The trusted prebuilt emulator runtime the child loads read-only, if this backend uses one."""
+        return None
+
+    def device_lock(self):
+        """A context manager held for the child's whole life, with `info` for the report."""
+        return NoLock()
+
+    def memory_fault(self, signal_name: str, phase: str) -> Outcome:
+        """What a SIGSEGV or SIGBUS of the child means."""
+        return Outcome(Verdict.RUNTIME_ERROR, f"your program crashed {phase} ({signal_name})")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class CpuBackend(Backend):
+    """CUDA C on the CPU through the emulator; correctness only, with bounds and race checks."""
+
+    name = "cpu"
+    limits = Limits()
+    child_files = ("assessments/judge/backends/cpu",)
+    description = "the CPU backend (correctness only; timing needs a GPU)"
+    checking = True
+    refuses_stray_tasks = True
+
+    def emulator_core(self) -> str | None:
+        """The emulator's runtime object, built (once) by the trusted side for read-only use."""
+        try:
+            from .cpu.emulator import build
+            return str(build.core_object())
+        except Exception:
+            return None  # no compiler or no cache dir: the child builds its own copy in scratch
+
+    def memory_fault(self, signal_name: str, phase: str) -> Outcome:
+        # The emulator places arrays against guard pages: a stray access faults.
+        return Outcome(Verdict.MEMORY_ERROR,
+                       f"a kernel accessed memory outside its arrays {phase} "
+                       f"({signal_name}: out-of-bounds read or write)")
+
+
+GPU_NODES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools")
+
+
+class CudaBackend(Backend):
+    """Real CuPy on a GPU: the same tests, then the timing of an accepted solution."""
+
+    name = "cuda"
+    # CUDA reserves terabytes of virtual address space, so RLIMIT_AS cannot apply; RLIMIT_DATA
+    # (private writable mappings) and the cgroup cap bound host memory instead.
+    limits = Limits(address_space=None, data_size=32 * GiB, memory=48 * GiB, scratch_size=8 * GiB,
+                    cpu_s=300, wall_s=300.0, op_wall_s=60.0)
+    child_files = ("assessments/judge/backends/cuda/__init__.py",
+                   "assessments/judge/backends/cuda/child.py",
+                   "assessments/judge/backends/cuda/wrap.py",
+                   "assessments/judge/backends/cuda/timing.py")
+    description = "the GPU"
+    timed = True
+
+    @staticmethod
+    def gpu_nodes() -> list[str]:
+        """Device nodes a CUDA run needs: the control nodes and the GPU it may use."""
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
+        if visible == "" or visible.isdigit():
+            gpus = [f"/dev/nvidia{int(visible or 0)}"]
+        else:
+            gpus = sorted(glob.glob("/dev/nvidia[0-9]*"))  # UUIDs or a list: leave the choice to CUDA
+        nodes = list(GPU_NODES) + gpus
+        if os.path.isdir("/dev/nvidia-caps"):
+            nodes.append("/dev/nvidia-caps")  # MIG slices are opened through these
+        return nodes
+
+    def binds(self) -> list[str]:
+        binds: list[str] = []
+        for node in self.gpu_nodes():
+            binds += ["--dev-bind-try", node, node]
+        binds += ["--ro-bind-try", "/sys", "/sys"]   # the driver reads the PCI topology
+        # Driver libraries outside /usr (containers mount them elsewhere) come in read-only.
+        for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+            if d and os.path.isabs(d) and not d.startswith("/usr/") and os.path.isdir(d):
+                binds += ["--ro-bind", d, d]
+        return binds
+
+    def env(self, sandboxed: bool) -> dict[str, str]:
+        """With a single GPU node bound, CUDA numbers it 0 whatever the host calls it."""
+        if not sandboxed:
+            return {}
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
+        if visible == "" or visible.isdigit():
+            return {"CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+        return {}
+
+    def device_lock(self):
+        """The GPU's machine-wide lock (timing/guard.py): one submission per GPU at a time."""
+        return guard.GpuLock()
+
+
+CPU = CpuBackend()
+CUDA = CudaBackend()
+BACKENDS: dict[str, Backend] = {b.name: b for b in (CPU, CUDA)}
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called `name`; ValueError for any other name."""
+    try:
+        return BACKENDS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown backend {name!r}; use one of {', '.join(BACKENDS)}") from None

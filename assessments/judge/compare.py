@@ -1,0 +1,54 @@
+"""A test's outputs against the reference: inputs bitwise unchanged, then each output with the
+task's comparator (comparators.py). A failure raises Decided (wrong_answer) after filling the
+test's max error and first mismatches."""
+from __future__ import annotations
+
+import numpy as np
+
+from .comparators import COMPARATORS
+from .outcome import Decided, Outcome
+from .report import MismatchReport, TestReport
+from .task import Task
+from .verdicts import Verdict
+
+
+def modified_input(name: str, before: np.ndarray, after: np.ndarray, test: TestReport,
+                   phase: str) -> None:
+    """Bitwise comparison of an input before and after solve (NaN payloads included)."""
+    if before.size == 0:
+        return
+    b = before.view(np.uint8).reshape(before.shape + (-1,))
+    a = after.view(np.uint8).reshape(after.shape + (-1,))
+    changed = (b != a).any(axis=-1)
+    if not changed.any():
+        return
+    flat = np.flatnonzero(changed)
+    idx = tuple(int(i) for i in np.unravel_index(int(flat[0]), before.shape))
+    was, now = before[idx].item(), after[idx].item()
+    test.mismatches = [MismatchReport(list(idx), now, was)]
+    raise Decided(Outcome(Verdict.WRONG_ANSWER,
+                          f"solve modified its input '{name}' {phase}: {len(flat)} element(s) "
+                          f"changed, first at {list(idx)} (was {was}, now {now}); inputs must be "
+                          "left unchanged"))
+
+
+def compare_outputs(task: Task, inputs: dict, expected: dict, got: dict, test: TestReport,
+                    phase: str) -> None:
+    """Inputs unchanged, then every output against the reference with the task's comparator."""
+    for a in task.args:
+        if a.role == "in":
+            modified_input(a.name, np.asarray(inputs[a.name]), got[a.name], test, phase)
+    comparator = COMPARATORS[task.check]
+    tol = task.tolerance_for(inputs)
+    worst = 0.0
+    for a in task.args:
+        if a.role != "out":
+            continue
+        res = comparator(got[a.name], expected[a.name], **tol)
+        worst = max(worst, float(res.max_error))
+        if not res.passed:
+            test.max_error = float(res.max_error)
+            test.mismatches = [MismatchReport(list(m.index), m.got, m.expected) for m in res.mismatches]
+            raise Decided(Outcome(Verdict.WRONG_ANSWER,
+                                  f"wrong answer {phase}: output '{a.name}': {res.message}"))
+    test.max_error = worst

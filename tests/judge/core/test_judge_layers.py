@@ -1,0 +1,208 @@
+"""The judge's layers, read from its imports (ast, no import runs): no cycles; the child side
+(sandbox.CHILD_FILES and each backend's child_files) imports nothing of the parent; the parent
+imports nothing of the child but the shared modules listed here; and the task bank meets the
+judge's Task protocol."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import gpu_tasks
+from assessments.judge.backends.base import BACKENDS, CUDA
+from assessments.judge.sandbox import CHILD_FILES, REPO_ROOT
+from assessments.judge.task import Task
+
+JUDGE = REPO_ROOT / "assessments" / "judge"
+SHIM = JUDGE / "backends" / "cpu" / "shim"
+
+# Modules both sides import, each with why it may be shared: pure (no I/O, no state), and
+# importing nothing but other shared modules.
+SHARED = {
+    "assessments/judge/__init__.py": "the package: lazy public names, imports nothing",
+    "assessments/judge/backends/__init__.py": "the backends' package: imports nothing",
+    "assessments/judge/protocol.py": "the messages on the pipes between parent and child",
+    "assessments/judge/diagnostics.py": "NVRTC's log format: the child names the program, the "
+                                        "parent maps its lines back to solution.py",
+    "assessments/judge/listing_text.py": "the listings' cap and counts: the child cuts what it "
+                                         "sends, the parent cuts again and counts",
+}
+# Parent -> child imports that are not of a shared module, each with its reason.
+PARENT_MAY_IMPORT = {
+    ("assessments/judge/backends/base.py", "assessments/judge/backends/cpu/emulator/build.py"):
+        "the trusted parent builds the emulator's runtime object once (CpuBackend.emulator_core) "
+        "with the builder the child uses for kernels; no candidate code is involved",
+}
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(REPO_ROOT).as_posix()
+
+
+def _module_file(base: Path) -> Path | None:
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _root_of(path: Path, module: str) -> Path | None:
+    """Where an absolute import of `module` from `path` is found: the repository, or inside the
+    child the CPU stand-in's own top-level packages (`cupy`, `cupyx`, `_kpshim`)."""
+    if module.split(".")[0] == "assessments":
+        return REPO_ROOT
+    if SHIM in path.parents and (SHIM / module.split(".")[0]).is_dir():
+        return SHIM
+    return None
+
+
+def _in_shim(rel: str) -> bool:
+    return SHIM in (REPO_ROOT / rel).parents
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """Ids of the import nodes under `if TYPE_CHECKING:`, which never run."""
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+    return skip
+
+
+def imports(path: Path) -> set[str]:
+    """Modules of assessments/judge that `path` imports, at any depth (lazy imports included)."""
+    tree = ast.parse(path.read_text())
+    skip = _type_checking_only(tree)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        targets: list[Path | None] = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = path.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+                mod = base.joinpath(*node.module.split(".")) if node.module else base
+            elif node.module and _root_of(path, node.module):
+                mod = _root_of(path, node.module).joinpath(*node.module.split("."))
+            else:
+                continue
+            for alias in node.names:   # a submodule by name, else a name from the module
+                targets.append(_module_file(mod / alias.name) or _module_file(mod))
+        elif isinstance(node, ast.Import):
+            targets = [_module_file(_root_of(path, a.name).joinpath(*a.name.split(".")))
+                       for a in node.names if _root_of(path, a.name)]
+        for target in targets:
+            if target is not None and JUDGE in target.parents:
+                out.add(_rel(target))
+    out.discard(_rel(path))
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    return {_rel(p): imports(p) for p in sorted(JUDGE.rglob("*.py"))}
+
+
+def _child_side() -> set[str]:
+    """Every module bound into some backend's sandbox."""
+    out = set()
+    for rel in set(CHILD_FILES).union(*(b.child_files for b in BACKENDS.values())):
+        path = REPO_ROOT / rel
+        assert path.exists(), f"{rel} is bound for the child but does not exist"
+        out |= {_rel(p) for p in path.rglob("*.py")} if path.is_dir() else {rel}
+    return {m for m in out if m.startswith("assessments/judge/")}
+
+
+GRAPH = _graph()
+CHILD = _child_side() - set(SHARED)
+PARENT = set(GRAPH) - CHILD - set(SHARED)
+
+
+def test_no_import_cycles():
+    """Among the judge's own modules. The CPU stand-in's packages (`cupy`, `cupyx`, `_kpshim` in
+    backends/cpu/shim, imported by those names inside the child) mirror CuPy's layout, whose
+    modules import one another (cupy.cuda.device and cupy.cuda.runtime): left out here."""
+    graph = {m: {d for d in deps if not _in_shim(d)} for m, deps in GRAPH.items() if not _in_shim(m)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:   # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_the_layers_are_what_they_say():
+    assert set(SHARED) <= set(GRAPH) and CHILD and PARENT
+    for must in ("assessments/judge/child.py", "assessments/judge/kernel_log.py",
+                 "assessments/judge/nvrtc.py", "assessments/judge/listing.py"):
+        assert must in CHILD
+    for must in ("assessments/judge/engine.py", "assessments/judge/comparators.py",
+                 "assessments/judge/compare.py", "assessments/judge/backends/base.py",
+                 "assessments/judge/timing/session.py"):
+        assert must in PARENT
+    # backends/cuda holds only what the child loads; the parent's side of timing is timing/.
+    cuda = {_rel(p) for p in (JUDGE / "backends" / "cuda").rglob("*.py")}
+    assert cuda == set(CUDA.child_files)
+    assert all(_rel(p) in PARENT for p in (JUDGE / "timing").rglob("*.py"))
+
+
+def test_child_side_imports_nothing_of_the_parent():
+    bad = {(m, d) for m in CHILD for d in GRAPH[m] if d in PARENT}
+    assert not bad, f"child-side modules importing parent-side ones: {sorted(bad)}"
+
+
+def test_parent_imports_only_shared_modules_of_the_child():
+    bad = {(m, d) for m in PARENT for d in GRAPH[m] if d in CHILD and (m, d) not in PARENT_MAY_IMPORT}
+    assert not bad, f"parent-side modules importing child-side ones: {sorted(bad)}"
+    for edge in PARENT_MAY_IMPORT:
+        assert edge[1] in GRAPH[edge[0]], f"stale exception {edge}"
+
+
+def test_shared_modules_import_only_shared_modules():
+    for m in SHARED:
+        assert GRAPH[m] <= set(SHARED), f"{m} imports {sorted(GRAPH[m] - set(SHARED))}"
+
+
+@pytest.mark.parametrize("module", sorted(PARENT | {"assessments/judge/child.py"}))
+def test_no_backend_is_named_in_a_comparison(module):
+    """What varies by backend is a method or attribute of the Backend (or the child's side),
+    never `backend == "cpu"`."""
+    tree = ast.parse((REPO_ROOT / module).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            names = {c.value for c in [node.left, *node.comparators] if isinstance(c, ast.Constant)}
+            assert not names & set(BACKENDS), f"{module}:{node.lineno}: {ast.unparse(node)}"
+
+
+def test_every_task_meets_the_judge_task_protocol():
+    for task in gpu_tasks.all_tasks():
+        assert isinstance(task, Task), task.slug
+        assert all(hasattr(a, n) for a in task.args for n in ("name", "role", "dtype"))
+        assert all(hasattr(c, n) for cs in task.tests.values() for c in cs for n in ("name", "dims"))
