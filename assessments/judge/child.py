@@ -12,11 +12,12 @@ import importlib.util
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
 
-from . import kernel_log
+from . import exec_ban, kernel_log
 from .protocol import encode
 
 MODULE_NAME = "solution"
@@ -42,23 +43,58 @@ def _cuda_side():
 SIDES = {"cpu": _cpu_side, "cuda": _cuda_side}
 
 
+class Channel:
+    """The child's ends of the pipes: requests in; answers, events and its own requests out."""
+
+    def __init__(self, requests, answers):
+        self._in, self._out = requests, answers
+        self._buf = b""
+        self._write = threading.Lock()
+        self._ask = threading.Lock()
+
+    def send(self, message: dict) -> None:
+        with self._write:
+            self._out.write(encode(message))
+            self._out.flush()
+
+    def receive(self) -> dict | None:
+        """The next message from the parent; None once it closed the pipe."""
+        while True:
+            while b"\n" not in self._buf:
+                chunk = self._in.read(65536)
+                if not chunk:
+                    return None
+                self._buf += chunk
+            line, self._buf = self._buf.split(b"\n", 1)
+            if line.strip():
+                return json.loads(line)
+
+    def ask(self, message: dict) -> dict:
+        """Send a request of the child's own (an `event`) and wait for the parent's reply, which
+        comes on the request pipe before any further request."""
+        with self._ask:
+            self.send(message)
+            reply = self.receive()
+        if reply is None:
+            raise ConnectionError("the judge closed the channel")
+        return reply
+
+
 class Child:
     """State of one child: the channel, the backend's `cupy`, the candidate's solve."""
 
-    def __init__(self, backend: str, scratch: Path, answers):
+    def __init__(self, backend: str, scratch: Path, channel: Channel):
         self.backend = backend
         self.side = SIDES[backend]()
         self.scratch = scratch
-        self.answers = answers
+        self.channel = channel
         self.cp = None
         self.solve = None
         self.solution_path: str | None = None
         self.harness = None    # the timing harness, once time_setup succeeded
 
-    # -- channel -----------------------------------------------------------------------------
     def send(self, message: dict) -> None:
-        self.answers.write(encode(message))
-        self.answers.flush()
+        self.channel.send(message)
 
     # -- ops ---------------------------------------------------------------------------------
     def handle(self, msg: dict) -> dict:
@@ -75,7 +111,13 @@ class Child:
         return answer
 
     def op_load(self, msg: dict) -> dict:
+        began = time.perf_counter()
         self.cp = self._import_cupy(bool(msg.get("checking", False)))
+        imported = time.perf_counter() - began
+        try:
+            exec_ban.install()   # from here on no program starts: the submission runs next
+        except OSError as exc:
+            raise SetupError(f"the sandbox cannot refuse starting programs: {exc}") from exc
         path = str(self.scratch / msg["file"])
         self.solution_path = path
         spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
@@ -97,7 +139,7 @@ class Child:
             except ValueError:
                 pass  # builtins and some callables have no signature: the call will tell
         self.solve = solve
-        return {"ok": True, "arch": self.side.arch}
+        return {"ok": True, "arch": self.side.arch, "import_s": imported}
 
     def op_run(self, msg: dict) -> dict:
         self._require_solve()
@@ -146,11 +188,9 @@ class Child:
         return {"ok": True}
 
     def op_listings(self, msg: dict) -> dict:
-        """PTX and SASS of every kernel the gate compiled (listing.py), nvdisasm run here."""
+        """The sources of the programs the gate compiled; the parent lists them (listing.py)."""
         from . import listing
-        budget = min(float(msg.get("budget_s", listing.BUDGET_S)), listing.BUDGET_S)
-        return {"ok": True, **listing.collect(kernel_log.kernels(), str(self.scratch),
-                                              sass=bool(msg.get("sass", True)), budget_s=budget)}
+        return {"ok": True, **listing.programs(kernel_log.kernels())}
 
     def op_exit(self, msg: dict) -> dict:
         return {"ok": True, "bye": True}
@@ -245,29 +285,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     scratch = Path(args.scratch)
     os.chdir(scratch)
-    requests = os.fdopen(args.request_fd, "rb", buffering=0)
-    answers = os.fdopen(args.answer_fd, "wb", buffering=0)
-    child = Child(args.backend, scratch, answers)
-
-    def sink(item: dict) -> None:
-        child.send(item)
-
-    kernel_log.configure(sink=sink)
-    buf = b""
+    channel = Channel(os.fdopen(args.request_fd, "rb", buffering=0),
+                      os.fdopen(args.answer_fd, "wb", buffering=0))
+    child = Child(args.backend, scratch, channel)
+    kernel_log.configure(sink=channel.send, ask=channel.ask)
     while True:
-        chunk = requests.read(65536)
-        if not chunk:
+        msg = channel.receive()
+        if msg is None:
             return 0
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            if not line.strip():
-                continue
-            msg = json.loads(line)
-            answer = child.handle(msg)
-            child.send(answer)
-            if msg.get("op") == "exit":
-                return 0
+        child.send(child.handle(msg))
+        if msg.get("op") == "exit":
+            return 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import shutil
 import tempfile
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,9 @@ import numpy as np
 
 from . import arrays, compare, kernels, sandbox, scoring, static
 from .backends.base import Backend, get_backend
-from .listing_text import BUDGET_S as LISTING_BUDGET_S
+from .builds import RunBuilds
+from .compile_stage import Budget
+from .gate import RunGate
 from .outcome import Decided, Outcome, Scrubber, from_death, from_error, from_incidents
 from .report import Report, TestReport
 from .runner import ChildDied, ChildProcess
@@ -61,6 +64,8 @@ class _Run:
     report: Report
     scrub: Scrubber = field(default_factory=Scrubber)
     child: ChildProcess | None = None
+    builds: RunBuilds | None = None             # the compile stage: emulator builds,
+    gate: RunGate | None = None                 # and the NVRTC gate with the listings
     snapshot: dict = field(default_factory=lambda: {"kernels": [], "incidents": []})
     incidents_seen: int = 0
     arch: str = "sm_90"
@@ -71,6 +76,23 @@ class _Run:
     listings: bool = True
     kernel_listings: dict | None = None   # record key -> (ptx, sass, note), from the child
     unlisted: str | None = None           # why no kernel has listings (the child ended first)
+
+    @contextmanager
+    def stage(self, name: str):
+        """Adds the seconds spent in the block to `report.stages[name]`, less what went to the
+        compile stage (`stages["gate"]`, `stages["build"]`); for benchmarks only."""
+        services = {"gate": self.gate, "build": self.builds}
+        began = time.monotonic()
+        before = {k: s.spent_s for k, s in services.items() if s is not None}
+        try:
+            yield
+        finally:
+            stages = self.report.stages
+            spent = {k: services[k].spent_s - v for k, v in before.items()}
+            stages[name] = stages.get(name, 0.0) + time.monotonic() - began - sum(spent.values())
+            for k, v in spent.items():
+                if v:
+                    stages[k] = stages.get(k, 0.0) + v
 
 
 def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
@@ -134,7 +156,8 @@ def _finish(run: _Run, outcome: Outcome) -> None:
 def _judge(run: _Run, wrapper, timing: bool) -> None:
     try:
         if run.static_checks:
-            _screen(run)
+            with run.stage("static"):
+                _screen(run)
         if wrapper is None and run.isolation == BUBBLEWRAP:
             usable, why = sandbox.probe()
             if not usable:
@@ -146,27 +169,43 @@ def _judge(run: _Run, wrapper, timing: bool) -> None:
     run.scrub = Scrubber(scratch, REPO_ROOT)
     try:
         (scratch / SOLUTION_FILE).write_text(run.source, encoding="utf-8")
-        core = run.backend.emulator_core() if wrapper is None else None
+        budget = Budget(run.limits.compile_total_s)   # all the run's compiling
+        run.builds = RunBuilds(run.backend, run.limits, run.isolation, budget=budget)
+        run.gate = RunGate(run.backend, run.limits, run.isolation, run.builds.cache, budget)
+        run.gate.prefetch = run.listings   # each new cubin's SASS starts beside the tests
         spec = SandboxSpec(scratch=scratch, backend=run.backend, limits=run.limits, wrapper=wrapper,
-                           isolation=run.isolation, emulator_core=core)
+                           isolation=run.isolation, builds_view=str(run.builds.view.path),
+                           emulator_fingerprint=run.backend.emulator_fingerprint())
         run.report.sandbox = spec.mode
         run.child = ChildProcess(spec)
+        run.child.services.update(build=run.builds.serve, gate=run.gate.serve)
         lock = run.backend.device_lock()   # the GPU's, held for the child's whole life (cuda)
         run.gpu = lock.info
         try:
-            with lock, run.child:
+            with lock:
+                with run.stage("start"):
+                    run.child.start()
                 try:
-                    _drive(run, timing)
-                except Decided as decided:
-                    _finish(run, decided.outcome)
-                _take_listings(run)
-                _collect_output(run)
+                    try:
+                        _drive(run, timing)
+                    except Decided as decided:
+                        _finish(run, decided.outcome)
+                    with run.stage("listings"):
+                        _take_listings(run)
+                    _collect_output(run)
+                finally:
+                    with run.stage("teardown"):
+                        run.child.close()
         except ChildDied as died:  # only start() raises it: bubblewrap refused to build the sandbox
             _finish(run, Outcome(Verdict.INTERNAL_ERROR, f"the sandbox did not start: {died.detail}"))
     finally:
         run.report.kernels = kernels.kernel_reports(run.snapshot.get("kernels", []), run.arch,
                                                     run.kernel_listings, run.unlisted)
-        shutil.rmtree(scratch, ignore_errors=True)
+        with run.stage("teardown"):
+            shutil.rmtree(scratch, ignore_errors=True)
+            for service in (run.gate, run.builds):
+                if service is not None:
+                    service.close()
 
 
 def _screen(run: _Run) -> None:
@@ -181,11 +220,17 @@ def _screen(run: _Run) -> None:
 def _drive(run: _Run, timing: bool) -> None:
     """Load the file, run every test, then time an accepted solution; raises Decided."""
     task = run.task
-    answer = _request(run, {"op": "load", "file": SOLUTION_FILE, "arity": len(task.args),
-                            "checking": run.backend.checking}, "while loading your file")
+    with run.stage("load"):
+        answer = _request(run, {"op": "load", "file": SOLUTION_FILE, "arity": len(task.args),
+                                "checking": run.backend.checking}, "while loading your file")
     run.arch = answer.get("arch", run.arch)
-    for i, case in enumerate(run.cases):
-        _run_test(run, i, case)
+    imports = answer.get("import_s")
+    if isinstance(imports, (int, float)) and 0 <= imports <= run.report.stages.get("load", 0.0):
+        run.report.stages["imports"] = float(imports)    # the child's own clock: informative only
+        run.report.stages["load"] -= float(imports)
+    with run.stage("tests"):
+        for i, case in enumerate(run.cases):
+            _run_test(run, i, case)
     n = len(run.cases)
     where = run.backend.description
     if run.report.suite == "samples":
@@ -194,7 +239,8 @@ def _drive(run: _Run, timing: bool) -> None:
         return
     _finish(run, Outcome(Verdict.ACCEPTED, f"all {n} tests passed on {where}"))
     if timing and run.backend.timed and task.bench.get(run.backend.name):
-        _time(run)
+        with run.stage("timing"):
+            _time(run)
 
 
 def _request(run: _Run, message: dict, phase: str, timeout_s: float | None = None) -> dict:
@@ -203,6 +249,7 @@ def _request(run: _Run, message: dict, phase: str, timeout_s: float | None = Non
     try:
         ans = run.child.request(message, timeout_s)
     except ChildDied as died:
+        _builds_failed(run)
         incidents = [e for e in died.events if e.get("event") == "incident"]
         decided = from_incidents(incidents, run.source)
         if decided:
@@ -212,6 +259,7 @@ def _request(run: _Run, message: dict, phase: str, timeout_s: float | None = Non
                                  limits=run.limits)) from None
     msg = ans.message
     run.snapshot = {"kernels": msg.get("kernels") or [], "incidents": msg.get("incidents") or []}
+    _builds_failed(run)
     new = run.snapshot["incidents"][run.incidents_seen:]
     run.incidents_seen = len(run.snapshot["incidents"])
     decided = from_incidents(new, run.source)
@@ -220,6 +268,13 @@ def _request(run: _Run, message: dict, phase: str, timeout_s: float | None = Non
     if not msg.get("ok"):
         raise Decided(from_error(msg.get("error") or {}, run.source, phase=phase, limits=run.limits))
     return msg
+
+
+def _builds_failed(run: _Run) -> None:
+    """A compile the judge itself could not make decides before whatever the child made of it."""
+    for service in (run.gate, run.builds):
+        if service is not None and service.failure:
+            raise Decided(Outcome(Verdict.INTERNAL_ERROR, service.failure))
 
 
 def _run_test(run: _Run, index: int, case) -> None:
@@ -294,8 +349,8 @@ def _time(run: _Run) -> None:
 
 
 def _take_listings(run: _Run) -> None:
-    """Each compiled kernel's PTX and SASS, asked of the child once the verdict is settled, so
-    nothing here can change it (nvdisasm runs in the child's sandbox: listing.py)."""
+    """Each compiled kernel's PTX and SASS, once the verdict is settled, so nothing here can
+    change it: the child names its programs, the compile stage lists them (gate.py)."""
     if not run.listings:
         return
     if not any(k.get("compiled") for k in run.snapshot.get("kernels", [])):
@@ -305,14 +360,15 @@ def _take_listings(run: _Run) -> None:
         run.kernel_listings, run.unlisted = {}, "no listing: the program ended before they were taken"
         return
     try:
-        ans = run.child.request({"op": "listings", "sass": True, "budget_s": LISTING_BUDGET_S},
-                                LISTING_BUDGET_S + 15)
+        ans = run.child.request({"op": "listings"}, 15)
     except ChildDied:
         run.kernel_listings, run.unlisted = {}, "no listing: the program did not answer for them"
         return
-    run.kernel_listings = kernels.listings_from(ans.message, run.scrub)
     if not ans.message.get("ok"):
-        run.unlisted = "no listing: the listings could not be made"
+        run.kernel_listings, run.unlisted = {}, "no listing: the listings could not be made"
+        return
+    made = run.gate.listings(ans.message, run.arch)
+    run.kernel_listings = kernels.listings_from(made, run.scrub)
 
 
 def _collect_output(run: _Run) -> None:

@@ -3,6 +3,8 @@
 The CPU stand-in for `cupy` and the cuda backend's wrappers call in here; the child ships
 `snapshot()` to the parent with every answer and streams incidents as they happen, so an
 incident survives both a candidate catching the exception and the child dying right after.
+`ask` is the way to the parent for what the child may not do itself: compiling (the NVRTC gate,
+the emulator's builds), which the parent does in its compile sandbox.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ _state = {
     "gate_fatal": True,  # a failing gate raises CompileFailed (cpu); on a GPU CuPy's own compile decides
 }
 _sink: Callable[[dict], None] | None = None
+_ask: Callable[[dict], dict] | None = None
 _records: dict[tuple, "KernelRecord"] = {}
 _compiled: dict[str, object] = {}
 _incidents: list[dict] = []
@@ -51,7 +54,7 @@ class KernelRecord:
     grid: tuple | None = None          # grid of that launch
     shared_mem: int = 0                # largest dynamic shared memory launched with
     extra: dict = field(default_factory=dict)
-    # The gate's CompileResult (PTX and cubin for the listings); never sent with the snapshot.
+    # The gate's CompileResult (names the program for the listings); never sent with the snapshot.
     program: object = field(default=None, repr=False, compare=False)
 
     def to_dict(self, with_source: bool = False) -> dict:
@@ -68,9 +71,11 @@ class KernelRecord:
 
 
 def configure(*, arch: str | None = None, gate: bool | None = None, gate_fatal: bool | None = None,
-              sink: Callable[[dict], None] | None = None) -> None:
-    """Set the target architecture, gate behaviour and the incident sink (the child's channel)."""
-    global _sink
+              sink: Callable[[dict], None] | None = None,
+              ask: Callable[[dict], dict] | None = None) -> None:
+    """Set the target architecture, gate behaviour, the incident sink and the way to ask the
+    parent (both the child's channel)."""
+    global _sink, _ask
     if arch is not None:
         _state["arch"] = arch
     if gate is not None:
@@ -79,6 +84,20 @@ def configure(*, arch: str | None = None, gate: bool | None = None, gate_fatal: 
         _state["gate_fatal"] = gate_fatal
     if sink is not None:
         _sink = sink
+    if ask is not None:
+        _ask = ask
+
+
+def can_ask() -> bool:
+    """True inside the judge's child, whose parent answers requests."""
+    return _ask is not None
+
+
+def ask(event: str, **fields) -> dict:
+    """Ask the parent (`{"event": event, ...}`) and wait for its reply."""
+    if _ask is None:
+        raise RuntimeError("no judge to ask")
+    return _ask({"event": event, **fields})
 
 
 def _key(*parts) -> str:
@@ -92,7 +111,12 @@ def _key(*parts) -> str:
 def _compile(source: str, options: tuple, name_expressions: tuple):
     key = _key(source, options, name_expressions, _state["arch"])
     if key not in _compiled:
-        from . import nvrtc  # deferred: loading libnvrtc costs ~0.1 s
+        from . import nvrtc  # deferred: only runs with kernels need it
+        if _ask is not None:   # the judge's child: its parent runs NVRTC (gate.py)
+            reply = ask("gate", source=source, options=[str(o) for o in options],
+                        name_expressions=[str(e) for e in name_expressions], arch=_state["arch"])
+            _compiled[key] = None if reply.get("unavailable") else nvrtc.CompileResult.from_dict(reply)
+            return _compiled[key]
         try:
             _compiled[key] = nvrtc.nvrtc_compile(source, arch=_state["arch"], options=options,
                                                  name_expressions=name_expressions)

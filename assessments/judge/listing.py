@@ -1,21 +1,25 @@
 """PTX and SASS listings of the kernels the NVRTC gate compiled, for the report.
 
-Child side. The child collects them (`collect`): the PTX NVRTC kept, and the SASS that nvdisasm
-prints for the cubin. nvdisasm runs inside the child's sandbox, on a cubin the child wrote, so no
-native tool of the trusted parent ever reads a file the candidate's code could have shaped. The
-parent only caps and counts the text it gets back (kernels.py, with listing_text.py).
+Two ends. In the child, `programs` names each gated program by its source, options and name
+expressions (no tool runs there: the child may not start programs). The gate compiled them in
+the parent's compile sandbox (nvrtc.py), where their PTX and cubins stay in the parent's cache;
+`python -m assessments.judge.listing` runs nvdisasm on those cubins in the compile sandbox too
+(`run`), so no native tool ever reads a file the candidate's code could have shaped. The parent
+caches, caps and counts what comes back (gate.py, kernels.py, listing_text.py).
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
 from .listing_text import BUDGET_S, CAP, cap_text
 
-ANSWER_BUDGET = 3 * 1024 * 1024  # all listings of one answer: JSON escaping stays under MAX_LINE
+ANSWER_BUDGET = 3 * 1024 * 1024  # all sources of one answer: JSON escaping stays under MAX_LINE
 NVDISASM_TIMEOUT_S = 20.0
 
 
@@ -66,12 +70,10 @@ def _not_compiled(record) -> str:
     return "no listing: the judge did not compile this kernel itself (CuPy builds it on the GPU)"
 
 
-def collect(records, workdir: str, *, sass: bool = True, cap: int = CAP,
-            budget_s: float = BUDGET_S) -> dict:
-    """Listings of every recorded kernel: {"programs": [{ptx, sass, note}], "listed": {key: i},
-    "unlisted": {key: note}}. A program shared by kernels (a RawModule) is listed once."""
-    deadline = time.monotonic() + budget_s
-    programs: list[dict] = []
+def programs(records) -> dict:
+    """The child's half: {"programs": [{source, options, name_expressions}], "listed": {key: i},
+    "unlisted": {key: note}}. A program shared by kernels (a RawModule) is named once."""
+    progs: list[dict] = []
     index: dict[int, int] = {}
     kernels: dict[str, int] = {}
     notes: dict[str, str] = {}
@@ -84,20 +86,39 @@ def collect(records, workdir: str, *, sass: bool = True, cap: int = CAP,
         if id(prog) in index:
             kernels[rec.key] = index[id(prog)]
             continue
-        if spent >= ANSWER_BUDGET:
+        if spent + len(rec.source) > ANSWER_BUDGET:
             notes[rec.key] = "no listing: the listings of this run's other kernels filled the report"
             continue
-        entry: dict = {"ptx": cap_text(prog.ptx, cap) if prog.ptx else None, "sass": None, "note": None}
-        if entry["ptx"] is None:
-            entry["note"] = "PTX unavailable from this NVRTC"
-        if sass and prog.cubin:
-            entry["sass"], why = disassemble(prog.cubin, workdir, min(NVDISASM_TIMEOUT_S,
-                                                                      deadline - time.monotonic()), cap)
-            entry["note"] = entry["note"] or why
-        elif sass:
-            entry["note"] = entry["note"] or "SASS unavailable: NVRTC gave no cubin"
-        spent += len(entry["ptx"] or "") + len(entry["sass"] or "")
-        index[id(prog)] = len(programs)
-        kernels[rec.key] = len(programs)
-        programs.append(entry)
-    return {"programs": programs, "listed": kernels, "unlisted": notes}
+        spent += len(rec.source)
+        index[id(prog)] = kernels[rec.key] = len(progs)
+        progs.append({"source": rec.source, "options": [str(o) for o in rec.options],
+                      "name_expressions": [str(e) for e in rec.name_expressions]})
+    return {"programs": progs, "listed": kernels, "unlisted": notes}
+
+
+def run(job: dict) -> dict:
+    """{"cubins": [path | None], "budget_s"} -> {"listings": [{"sass", "note"}]}: the cubins
+    are the gate's, kept in the parent's cache and bound read-only."""
+    deadline = time.monotonic() + min(float(job.get("budget_s", BUDGET_S)), BUDGET_S)
+    workdir = tempfile.gettempdir()
+    out = []
+    for path in job.get("cubins", []):
+        try:
+            with open(path, "rb") as fh:
+                cubin = fh.read()
+        except (OSError, TypeError):
+            out.append({"sass": None, "note": "SASS unavailable: NVRTC gave no cubin"})
+            continue
+        sass, why = disassemble(cubin, workdir, min(NVDISASM_TIMEOUT_S, deadline - time.monotonic()))
+        out.append({"sass": sass, "note": why})
+    return {"listings": out}
+
+
+def main() -> int:
+    sys.stdout.write(json.dumps(run(json.loads(sys.stdin.buffer.read()))))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

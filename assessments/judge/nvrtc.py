@@ -1,12 +1,17 @@
 """NVRTC compile gate and ptxas resource report, with no GPU and without importing `cupy`.
 
-Child side: the gate runs where the candidate's kernels are built. Its diagnostics are mapped
-back to solution.py lines by diagnostics.py, which the parent shares.
+Where it runs: in the judge, in the parent's compile sandbox (`python -m assessments.judge.nvrtc`:
+one job of programs on stdin, their results with PTX and cubin on stdout; gate.py), asked by the
+child's kernel_log, which may not compile anything itself; elsewhere (the shim on its own,
+tests) in-process. Its diagnostics are mapped back to solution.py lines by diagnostics.py,
+which the parent shares.
 """
 from __future__ import annotations
 
+import base64
 import ctypes
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -61,6 +66,21 @@ class CompileResult:
             if k.name in wanted:
                 return k
         return None
+
+    def to_dict(self) -> dict:
+        """What the gate's answer carries (the cubin travels apart, as bytes)."""
+        return {"ok": self.ok, "log": self.log, "kernels": [k.to_dict() for k in self.kernels],
+                "lowered_names": dict(self.lowered_names), "ptx": self.ptx}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CompileResult":
+        fields = set(ResourceUsage.__dataclass_fields__)
+        kernels = [ResourceUsage(**{k: v for k, v in u.items() if k in fields})
+                   for u in d.get("kernels") or [] if isinstance(u, dict) and "name" in u]
+        lowered = d.get("lowered_names") if isinstance(d.get("lowered_names"), dict) else {}
+        return cls(bool(d.get("ok")), str(d.get("log", "")), kernels,
+                   {str(k): str(v) for k, v in lowered.items()},
+                   ptx=d.get("ptx") if isinstance(d.get("ptx"), str) else None)
 
 
 class NvrtcUnavailable(RuntimeError):
@@ -260,3 +280,32 @@ def parse_ptxas_report(log: str, lowered_names: dict[str, str] | None = None) ->
             info["barriers"] = int(b.group(1)) if b else 0
             info["shared_bytes"] = int(s.group(1)) if s else 0
     return [ResourceUsage(name=demangle.get(n, n), **info) for n, info in found.items()]
+
+
+# ---------------------------------------------------------------------------------------------
+# The compile sandbox's job: {"programs": [{source, options, name_expressions}], "arch"}
+# -> {"results": [CompileResult.to_dict() + {"cubin": base64 | None} | {"unavailable", "log"}]}
+
+def run(job: dict) -> dict:
+    results = []
+    for p in job.get("programs", []):
+        try:
+            res = nvrtc_compile(p["source"], arch=str(job.get("arch", DEFAULT_ARCH)),
+                                options=tuple(p.get("options", ())),
+                                name_expressions=tuple(p.get("name_expressions", ())))
+        except NvrtcUnavailable as exc:
+            results.append({"unavailable": True, "log": str(exc)})
+            continue
+        cubin = base64.b64encode(res.cubin).decode("ascii") if res.cubin else None
+        results.append({**res.to_dict(), "cubin": cubin})
+    return {"results": results}
+
+
+def main() -> int:
+    sys.stdout.write(json.dumps(run(json.loads(sys.stdin.buffer.read()))))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

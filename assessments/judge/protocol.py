@@ -13,13 +13,21 @@ Requests (parent -> child), each answered by one line carrying "ok":
   {"op": "time_batch", "plan": [[slot, variant], ...], "empty": false}
       -> {"ok": true, "events_ms": [...], "child_wall_s": 0.1}
   {"op": "time_fetch", "slot": 3, "output": "bench.fetch.npz"} -> {"ok": true}
-  {"op": "listings", "sass": true, "budget_s": 30}
-      -> {"ok": true, "programs": [{"ptx", "sass", "note"}], "listed": {kernel key: program index},
-          "unlisted": {kernel key: why}}   (listing.py; nvdisasm runs in the child)
+  {"op": "listings"}
+      -> {"ok": true, "programs": [{"source", "options", "name_expressions"}],
+          "listed": {kernel key: program index}, "unlisted": {kernel key: why}}
+          (listing.py; the parent lists them in its compile sandbox)
   {"op": "exit"} -> {"ok": true}
 A failed request answers {"ok": false, "error": {"type", "kind", "message", "where", "traceback",
 "log"?}} where kind is the child's classification (memory, compile, illegal_address, emulator kind,
-exception). Before its answer the child may send {"event": "incident", ...} lines as incidents happen.
+exception). Before its answer the child may send {"event": "incident", ...} lines as incidents happen,
+and requests of its own, which the parent answers on the request pipe before anything else:
+  {"event": "gate", "source": "...", "options": [...], "name_expressions": [...], "arch": "sm_90"}
+      <- {"reply": "gate", "ok": true, "log": "...", "kernels": [usage], "lowered_names": {...}}
+       | {"reply": "gate", "ok": false, "log": "NVRTC's refusal"} | {..., "unavailable": true}
+  {"event": "build", "source": "...", "options": [...], "name_expressions": [...], "checking": true}
+      <- {"reply": "build", "ok": true, "file": "<key>.so", "meta": {...}}   (in the run's view)
+       | {"reply": "build", "ok": false, "log": "g++'s refusal, or why nothing was built"}
 Arrays never travel on the pipe: .npy/.npz files in the scratch dir the parent owns.
 """
 from __future__ import annotations

@@ -114,6 +114,9 @@ class Report:
     sandbox: str | None = None               # how the code ran: "bubblewrap", "none (--unsafe-no-sandbox)"
     suite: str = "tests"                     # "samples": the visible samples only, never scored
     version: int = JSON_VERSION
+    # Seconds per stage of the judging (start, imports, load, build, tests, listings, teardown):
+    # for the operator's benchmarks, never in the JSON.
+    stages: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def accepted(self) -> bool:
@@ -123,6 +126,7 @@ class Report:
         """Plain JSON-able dict; `candidate_view` drops the seed of a graded run (it regenerates
         the hidden inputs); a sample run's seed is public and stays."""
         d = asdict(self)
+        d.pop("stages", None)
         d["verdict"] = self.verdict.value
         if candidate_view and self.suite != "samples":
             d.pop("seed", None)

@@ -8,6 +8,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from . import cgroups
 from .protocol import LineBuffer, ProtocolError, encode
@@ -51,7 +52,10 @@ class _Task:
 
 
 class ChildProcess:
-    """One child: request/answer on pipes, output captured to files only the parent can reach."""
+    """One child: request/answer on pipes, output captured to files only the parent can reach.
+
+    `services` answer the child's own requests made while it works on one of ours (an `event`
+    such as "build"): each returns its reply and the seconds to leave off the clocks."""
 
     def __init__(self, spec: SandboxSpec):
         self.spec = spec
@@ -59,7 +63,9 @@ class ChildProcess:
         self._req_w = self._ans_r = None
         self._buf = LineBuffer()
         self._pending: list[dict] = []
+        self.services: dict[str, Callable[[dict], tuple[dict, float]]] = {}
         self.started = 0.0
+        self.excluded_s = 0.0   # spent serving the child (compiling): not the run's wall clock
         self.killed_for_wall = False
         self.stdout_path = spec.scratch / "stdout.txt"
         self.stderr_path = spec.scratch / "stderr.txt"
@@ -150,7 +156,7 @@ class ChildProcess:
                 os.close(fd)
 
     def remaining_wall(self) -> float:
-        return self.spec.limits.wall_s - (time.monotonic() - self.started)
+        return self.spec.limits.wall_s - (time.monotonic() - self.started - self.excluded_s)
 
     # -- requests ------------------------------------------------------------------------------
     def request(self, message: dict, timeout_s: float | None = None) -> Answer:
@@ -181,6 +187,9 @@ class ChildProcess:
             for msg in self._take():
                 if "ok" in msg:
                     return self._answered(msg, events, began)
+                if msg.get("event") in self.services:
+                    began += self._serve(msg, events, began + limit)
+                    continue
                 events.append(msg)
             left = limit - (time.monotonic() - began)
             if left <= 0:
@@ -212,6 +221,35 @@ class ChildProcess:
             except ProtocolError as exc:
                 self.kill()
                 raise ChildDied("channel", *self._status(), detail=str(exc), events=events)
+
+    def _serve(self, msg: dict, events: list, deadline: float) -> float:
+        """Answer one of the child's requests on its request pipe, by the request's deadline
+        (a child that floods requests or never reads its replies runs into it); the seconds to
+        leave off the clocks."""
+        if time.monotonic() > deadline:
+            raise self._over_wall(events, "the child kept asking")
+        reply, excluded = self.services[msg["event"]](msg)
+        self.excluded_s += excluded
+        deadline += excluded
+        pending = memoryview(encode({"reply": msg["event"], **reply}))
+        while pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._over_wall(events, "the child stopped reading its replies")
+            _, writable, _ = select.select([], [self._req_w], [], min(left, 0.5))
+            if writable:
+                try:
+                    pending = pending[os.write(self._req_w, pending):]
+                except BlockingIOError:
+                    pass
+                except BrokenPipeError:
+                    raise self._died(events)
+        return excluded
+
+    def _over_wall(self, events: list, detail: str) -> ChildDied:
+        self.kill()
+        self.killed_for_wall = True
+        return ChildDied("wall", *self._status(), detail=detail, events=events)
 
     def _answered(self, msg: dict, events: list, began: float) -> Answer:
         # A refused fork or thread, or a member killed for memory, means the run went over its

@@ -35,6 +35,8 @@ CHILD_MODULE = "assessments.judge.child"
 GiB = 1024 ** 3
 MiB = 1024 ** 2
 
+# Where a run's builds appear in its sandbox (build_cache.RunView, bound read-only).
+BUILDS_MOUNT = "/run/kernelpath/builds"
 BUBBLEWRAP = "bubblewrap"
 UNSAFE = "none (--unsafe-no-sandbox)"
 CUSTOM = "custom wrapper"
@@ -47,9 +49,11 @@ class Limits:
     """Resource limits for one judged run."""
 
     cpu_s: int = 120                 # RLIMIT_CPU over the child's life (SIGXCPU, then SIGKILL)
-    wall_s: float = 120.0            # the whole run, enforced by the parent
+    wall_s: float = 120.0            # the whole run but its compiling, enforced by the parent
     op_wall_s: float = 20.0          # one request (load, one test, timing)
     kernel_timeout_s: float = 10.0   # one emulated launch (cpu): an endless kernel ends as an incident
+    compile_s: float = 60.0          # one compile job (gate, build): off op_wall_s and wall_s
+    compile_total_s: float = 300.0   # all the run's compile jobs
     address_space: int | None = 4 * GiB   # RLIMIT_AS per process; None on a GPU (CUDA maps huge ranges)
     data_size: int | None = None          # RLIMIT_DATA per process (where RLIMIT_AS is off)
     memory: int | None = 6 * GiB          # cgroup memory cap over all of the run's processes
@@ -78,7 +82,8 @@ CHILD_FILES = ("assessments/__init__.py", "assessments/judge/__init__.py",
                "assessments/judge/child.py", "assessments/judge/protocol.py",
                "assessments/judge/kernel_log.py", "assessments/judge/nvrtc.py",
                "assessments/judge/diagnostics.py", "assessments/judge/listing.py",
-               "assessments/judge/listing_text.py", "assessments/judge/backends/__init__.py")
+               "assessments/judge/listing_text.py", "assessments/judge/exec_ban.py",
+               "assessments/judge/seccomp.py", "assessments/judge/backends/__init__.py")
 # site-packages entries the child and the cupyx.jit helper import (numpy, CuPy and its CUDA pieces).
 SITE_ENTRIES = ("numpy", "numpy.libs", "cupy", "cupyx", "cupy_backends", "cupy_cuda*.libs", "cuda",
                 "nvidia", "fastrlock", "numpy-*.dist-info", "cupy_cuda*.dist-info",
@@ -86,7 +91,8 @@ SITE_ENTRIES = ("numpy", "numpy.libs", "cupy", "cupyx", "cupy_backends", "cupy_c
 
 
 def emulator_cache_dir() -> str:
-    """The trusted side's emulator cache (the runtime object only; never bound writable)."""
+    """The trusted side's emulator cache: the runtime object and the build cache
+    (build_cache.py); never bound writable."""
     env = os.environ.get("KERNELPATH_EMULATOR_CACHE")
     if env:
         return env
@@ -112,7 +118,8 @@ class SandboxSpec:
     extra_env: dict = field(default_factory=dict)
     wrapper: Callable[["SandboxSpec", list[str]], list[str]] | None = None
     isolation: str = BUBBLEWRAP
-    emulator_core: str | None = None        # the trusted prebuilt emulator runtime object (cpu)
+    builds_view: str | None = None          # the run's view of the build cache (build_cache.RunView)
+    emulator_fingerprint: str | None = None  # the emulator's, for the child (cpu)
 
     @property
     def mode(self) -> str:
@@ -152,11 +159,13 @@ def child_env(spec: SandboxSpec) -> dict[str, str]:
         "PYTHONUNBUFFERED": "1", "HOME": str(scratch), "TMPDIR": str(scratch),
         "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
         "CUPY_CACHE_DIR": str(scratch / ".cupy"), "CUDA_CACHE_PATH": str(scratch / ".nv"),
-        # Builds of the candidate's kernels stay in the run's own scratch: never shared.
+        # The child compiles nothing (its parent does); nothing it writes is ever loaded again.
         "KERNELPATH_EMULATOR_CACHE": str(scratch / ".emulator"),
     })
-    if spec.emulator_core:
-        env["KERNELPATH_EMULATOR_CORE"] = spec.emulator_core
+    if spec.builds_view:
+        env["KERNELPATH_EMULATOR_BUILDS"] = BUILDS_MOUNT if spec.sandboxed else spec.builds_view
+    if spec.emulator_fingerprint:
+        env["KERNELPATH_EMULATOR_FINGERPRINT"] = spec.emulator_fingerprint
     env.update(spec.backend.env(spec.sandboxed))
     env.update(spec.extra_env)
     return env
@@ -244,8 +253,8 @@ def bwrap_argv(spec: SandboxSpec, argv: list[str], info_fd: int | None,
     bwrap = bwrap_path() or "bwrap"
     args = _base_args(bwrap) + _python_binds(spec.python) + _repo_binds(spec.repo_root, spec.backend)
     args += spec.backend.binds()
-    if spec.emulator_core:
-        args += ["--ro-bind", spec.emulator_core, spec.emulator_core]
+    if spec.builds_view:
+        args += ["--ro-bind", spec.builds_view, BUILDS_MOUNT]
     for extra in spec.readonly_paths:
         args += ["--ro-bind", str(extra), str(extra)]
     scratch = str(spec.scratch)

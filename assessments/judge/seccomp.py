@@ -1,10 +1,12 @@
-"""A small seccomp filter for the sandboxed child (classic BPF, handed to bubblewrap's --seccomp).
+"""The sandboxes' seccomp filters as classic BPF: pure assembly, shared by both sides.
 
-It fails with EPERM the system calls no submission needs and that either attack the kernel
-(bpf, io_uring, userfaultfd, perf events, keyrings, module and mount calls) or could turn the
-child's scratch into a trap for the parent: the parent reads and writes files there by name, so
-the child may create neither symlinks nor device nodes and FIFOs. Other ABIs (32-bit int 0x80,
-x32) get EPERM for everything.
+The filter fails with EPERM the system calls no submission needs and that either attack the
+kernel (bpf, io_uring, userfaultfd, perf events, keyrings, module and mount calls) or could turn
+the child's scratch into a trap for the parent: the parent reads and writes files there by name,
+so the child may create neither symlinks nor device nodes and FIFOs. Other ABIs (32-bit int
+0x80, x32) get EPERM for everything. The parent hands it to bubblewrap (run and compile
+sandboxes); the child installs it again with execve and execveat refused too (exec_ban.py),
+once its interpreter has started and imported what it needs.
 """
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ _REFUSED = {
         "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
     },
 }
+# Starting a program: refused in the run sandbox once the child is set up (exec_ban.py).
+_EXEC = {"x86_64": {"execve": 59, "execveat": 322}, "aarch64": {"execve": 221, "execveat": 281}}
 _X32_BIT = 0x40000000
 
 # BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
@@ -57,10 +61,20 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("<HBBI", code, jt, jf, k)
 
 
-def program(machine: str | None = None) -> bytes:
-    """The filter as bytes of `struct sock_filter`, ready for bubblewrap's --seccomp FD."""
+def refused(machine: str | None = None, *, deny_exec: bool = False) -> dict[str, int]:
+    """The refused calls by name and number (`deny_exec`: execve and execveat as well)."""
     machine = machine or platform.machine()
-    numbers = sorted(set(_REFUSED[machine].values()))
+    out = dict(_REFUSED[machine])
+    if deny_exec:
+        out.update(_EXEC[machine])
+    return out
+
+
+def program(machine: str | None = None, *, deny_exec: bool = False) -> bytes:
+    """The filter as bytes of `struct sock_filter`, ready for bubblewrap's --seccomp FD or for
+    seccomp(SECCOMP_SET_MODE_FILTER)."""
+    machine = machine or platform.machine()
+    numbers = sorted(set(refused(machine, deny_exec=deny_exec).values()))
     # Layout: arch check, load nr, [x32 check], one jeq per refused call, allow, deny.
     checks = [("jge", _X32_BIT)] if machine == "x86_64" else []
     checks += [("jeq", nr) for nr in numbers]

@@ -55,7 +55,11 @@ class Backend:
         return seccomp.program()
 
     def emulator_core(self) -> str | None:
-        """The trusted prebuilt emulator runtime the child loads read-only, if this backend uses one."""
+        """The trusted prebuilt emulator runtime that builds link, if this backend uses one."""
+        return None
+
+    def emulator_fingerprint(self) -> str | None:
+        """What the emulator's builds depend on (runtime, builder, compiler); None: no emulator."""
         return None
 
     def device_lock(self):
@@ -86,7 +90,14 @@ class CpuBackend(Backend):
             from .cpu.emulator import build
             return str(build.core_object())
         except Exception:
-            return None  # no compiler or no cache dir: the child builds its own copy in scratch
+            return None  # no compiler or no cache dir: builds fail as the judge's own error
+
+    def emulator_fingerprint(self) -> str | None:
+        try:
+            from .cpu.emulator import build
+            return build.fingerprint()
+        except Exception:
+            return None
 
     def memory_fault(self, signal_name: str, phase: str) -> Outcome:
         # The emulator places arrays against guard pages: a stray access faults.

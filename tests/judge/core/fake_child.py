@@ -86,6 +86,17 @@ def main():
             elif mode == "exit3":
                 sys.stderr.write("bye\n")
                 os._exit(3)
+            elif mode == "build":
+                # Asks its parent for a build mid-request and answers with the reply.
+                send({"event": "build", "source": "k", "checking": False})
+                while b"\n" not in buf:
+                    buf += reqf.read(4096)
+                line, buf = buf.split(b"\n", 1)
+                send({"ok": True, "reply": json.loads(line)})
+            elif mode == "build_flood":
+                # Asks and asks, and never reads a reply.
+                while True:
+                    send({"event": "build", "source": "k" * 100, "checking": False})
             elif mode == "vector_add_gpu":
                 answer_like_a_gpu(msg, send)
             elif mode == "memory":

@@ -27,12 +27,15 @@ SHARED = {
                                         "parent maps its lines back to solution.py",
     "assessments/judge/listing_text.py": "the listings' cap and counts: the child cuts what it "
                                          "sends, the parent cuts again and counts",
+    "assessments/judge/seccomp.py": "the filters' BPF assembly: the parent hands it to bubblewrap, "
+                                    "the child installs it with exec refused (exec_ban.py)",
 }
 # Parent -> child imports that are not of a shared module, each with its reason.
 PARENT_MAY_IMPORT = {
     ("assessments/judge/backends/base.py", "assessments/judge/backends/cpu/emulator/build.py"):
-        "the trusted parent builds the emulator's runtime object once (CpuBackend.emulator_core) "
-        "with the builder the child uses for kernels; no candidate code is involved",
+        "the trusted parent builds the emulator's runtime object once and reads the emulator's "
+        "fingerprint (CpuBackend.emulator_core, emulator_fingerprint) with the builder's own "
+        "module; no candidate code is involved",
 }
 
 
@@ -161,11 +164,14 @@ def test_no_import_cycles():
 def test_the_layers_are_what_they_say():
     assert set(SHARED) <= set(GRAPH) and CHILD and PARENT
     for must in ("assessments/judge/child.py", "assessments/judge/kernel_log.py",
-                 "assessments/judge/nvrtc.py", "assessments/judge/listing.py"):
+                 "assessments/judge/nvrtc.py", "assessments/judge/listing.py",
+                 "assessments/judge/exec_ban.py"):
         assert must in CHILD
     for must in ("assessments/judge/engine.py", "assessments/judge/comparators.py",
                  "assessments/judge/compare.py", "assessments/judge/backends/base.py",
-                 "assessments/judge/timing/session.py"):
+                 "assessments/judge/timing/session.py", "assessments/judge/builds.py", "assessments/judge/gate.py",
+                 "assessments/judge/compile_stage.py",
+                 "assessments/judge/build_cache.py", "assessments/judge/compile_sandbox.py"):
         assert must in PARENT
     # backends/cuda holds only what the child loads; the parent's side of timing is timing/.
     cuda = {_rel(p) for p in (JUDGE / "backends" / "cuda").rglob("*.py")}

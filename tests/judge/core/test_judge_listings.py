@@ -1,5 +1,5 @@
-"""PTX and SASS for sm_90 in the report: from the NVRTC gate and nvdisasm in the child's sandbox,
-capped, optional, and never fatal."""
+"""PTX and SASS for sm_90 in the report: NVRTC and nvdisasm run on the gated sources in the
+parent's compile sandbox, capped, optional, and never fatal."""
 import json
 from pathlib import Path
 

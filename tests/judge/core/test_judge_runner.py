@@ -32,6 +32,37 @@ def test_answer_and_events(tmp_path):
     assert text == "hello from" and size > 100
 
 
+def test_the_childs_build_requests_are_served_off_the_clock(tmp_path):
+    """Time spent serving the child's own requests (compiling) is not the request's: a request
+    whose build takes longer than its wall clock still gets its answer."""
+    import time
+
+    def slow_build(msg):
+        time.sleep(0.8)
+        return {"ok": True, "file": "x.so", "asked": msg["source"]}, 0.8
+
+    with ChildProcess(_spec(tmp_path, "build", op_wall_s=0.5, wall_s=0.6)) as child:
+        child.services["build"] = slow_build
+        ans = child.request({"op": "load"})
+        assert ans.message["reply"] == {"reply": "build", "ok": True, "file": "x.so", "asked": "k"}
+        assert ans.events == [] and child.excluded_s == pytest.approx(0.8)
+        assert ans.elapsed_s < 0.5 and child.remaining_wall() > 0
+    with ChildProcess(_spec(tmp_path, "build", op_wall_s=0.5)) as child:
+        child.services["build"] = lambda msg: (time.sleep(0.8) or {"ok": True}, 0.0)
+        with pytest.raises(ChildDied) as info:
+            child.request({"op": "load"})
+    assert info.value.reason == "wall"   # the same wait, counted: over the limit
+
+
+def test_a_child_flooding_requests_runs_into_the_wall_clock(tmp_path):
+    served = []
+    with ChildProcess(_spec(tmp_path, "build_flood", op_wall_s=1.0)) as child:
+        child.services["build"] = lambda msg: (served.append(1) or {"ok": False, "log": "x" * 200}, 0.0)
+        with pytest.raises(ChildDied) as info:
+            child.request({"op": "load"})
+    assert info.value.reason == "wall" and served
+
+
 def test_segfault_is_reported(tmp_path):
     with ChildProcess(_spec(tmp_path, "segv")) as child:
         with pytest.raises(ChildDied) as info:

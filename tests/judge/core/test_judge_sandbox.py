@@ -71,7 +71,7 @@ def test_import_audit_child_needs_only_what_is_bound(backend):
 
 def test_nothing_holding_references_is_bound(tmp_path):
     (tmp_path / "solution.py").write_text(VADD)
-    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(), emulator_core=None)
+    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits())
     args = bwrap_argv(spec, ["python"], None)
     sources = [Path(args[i + 1]) for i, a in enumerate(args) if a in ("--ro-bind", "--bind", "--dev-bind")]
     repo = [s for s in sources if REPO_ROOT in s.parents]
@@ -133,20 +133,54 @@ def test_seccomp_program_shape():
     for i, (code, jt, jf, k) in enumerate(insns[3:-2], start=3):
         assert i + 1 + jt == deny and jf == 0
     assert 88 in {k for _, _, _, k in insns} and 266 in {k for _, _, _, k in insns}  # symlink(at)
+    assert 59 not in {k for _, _, _, k in insns}                     # bubblewrap must start the child
     assert len(seccomp.program("aarch64")) % 8 == 0
+    child = seccomp.program("x86_64", deny_exec=True)
+    numbers = {struct.unpack("<HBBI", child[i:i + 8])[3] for i in range(0, len(child), 8)}
+    assert {59, 322, 88, 266} <= numbers                             # execve(at), symlink(at)
+    assert {221, 281} <= set(seccomp.refused("aarch64", deny_exec=True).values())
 
 
-def test_emulator_builds_are_private_and_the_runtime_is_trusted(tmp_path):
+def test_builds_come_read_only_from_the_runs_own_view(tmp_path):
+    """The child compiles nothing: its builds appear, read-only, at a fixed path from a view of
+    the parent's cache holding only this run's; neither the cache nor the runtime is bound."""
+    from assessments.judge.build_cache import BuildCache
     (tmp_path / "solution.py").write_text(VADD)
-    core = CPU.emulator_core()
-    assert core and os.path.isfile(core)
-    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(), emulator_core=core)
+    view = BuildCache(tmp_path / "cache").view()
+    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(), builds_view=str(view.path),
+                       emulator_fingerprint="fp")
     env = sandbox.child_env(spec)
-    assert env["KERNELPATH_EMULATOR_CACHE"] == str(tmp_path / ".emulator")
-    assert env["KERNELPATH_EMULATOR_CORE"] == core
+    assert env["KERNELPATH_EMULATOR_BUILDS"] == sandbox.BUILDS_MOUNT
+    assert env["KERNELPATH_EMULATOR_FINGERPRINT"] == "fp" and "KERNELPATH_EMULATOR_CORE" not in env
     args = bwrap_argv(spec, ["python"], None)
-    assert ["--ro-bind", core, core] == args[args.index(core) - 1:args.index(core) + 2]
-    assert sandbox.emulator_cache_dir() not in [args[i + 1] for i, a in enumerate(args) if a == "--ro-bind"]
+    at = args.index(sandbox.BUILDS_MOUNT)
+    assert args[at - 2:at + 1] == ["--ro-bind", str(view.path), sandbox.BUILDS_MOUNT]
+    bound = [args[i + 1] for i, a in enumerate(args) if a in ("--ro-bind", "--bind")]
+    assert not any(b.startswith(str(view.cache.root)) and b != str(view.path) for b in bound)
+    assert sandbox.emulator_cache_dir() not in bound and "--bind" not in args
+    assert not any("kp_core-" in b for b in bound)
+    view.close()
+    assert not view.path.exists()
+
+
+def test_the_compile_sandbox_binds_what_its_jobs_import():
+    from assessments.judge import compile_sandbox
+    bound = [(REPO_ROOT / f).resolve() for f in compile_sandbox.COMPILE_FILES]
+    todo = [JUDGE / "listing.py", JUDGE / "nvrtc.py",
+            JUDGE / "backends" / "cpu" / "emulator" / "compile_job.py"]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        assert any(path == b or b in path.parents for b in bound), path
+        todo += list(_judge_imports(path))
+    args = compile_sandbox.command(compile_sandbox.BUILD_MODULE, sandbox.BUBBLEWRAP, ("/x/core.o",))
+    assert "--bind" not in args and ["--ro-bind", "/x/core.o", "/x/core.o"] == \
+        args[args.index("/x/core.o") - 1:args.index("/x/core.o") + 2]
+    assert {"--unshare-net", "--unshare-pid", "--unshare-user", "--die-with-parent"} <= set(args)
+    assert not any("gpu_tasks" in a or a.endswith("engine.py") for a in args)
 
 
 def test_cgroup_caps_and_cleanup():

@@ -319,7 +319,8 @@ import glob, os
 import numpy as np
 PLACES = [os.getcwd(), os.path.expanduser("~"), os.environ.get("TMPDIR", "/tmp"), "/tmp", "/dev/shm",
           "/var/tmp", os.environ.get("KERNELPATH_EMULATOR_CACHE", "/tmp"), "@CACHE@",
-          os.environ.get("CUPY_CACHE_DIR", "/tmp"), os.path.dirname(os.environ.get("KERNELPATH_EMULATOR_CORE", "/x/y"))]
+          os.environ.get("CUPY_CACHE_DIR", "/tmp"), os.path.dirname(os.environ.get("KERNELPATH_EMULATOR_CORE", "/x/y")),
+          os.environ.get("KERNELPATH_EMULATOR_BUILDS", "/tmp")]
 CALLS = [0]
 
 def _stored(n):
@@ -505,11 +506,18 @@ def solve(a, b, c, n):
     c[...] = a + b
 '''
 
-# A kernel build of its own, then attempts on the shared build cache and the runtime object.
+# A kernel build of its own, then attempts on the shared build cache, the run's view of it
+# (its own build among them) and the runtime object.
 CACHE_PLANT = RAW_KERNEL + '''
-import os
-for target in (os.environ.get("KERNELPATH_EMULATOR_CORE", ""), "@CACHE@/planted-@TOKEN@.so",
-               os.path.join(os.environ.get("KERNELPATH_EMULATOR_CACHE", "/nonexistent"), "x.so")):
+import glob, os
+_k((1,), (32,), (cp.zeros(32, cp.float32), cp.zeros(32, cp.float32), cp.zeros(32, cp.float32),
+                 cp.int32(32)))
+VIEW = os.environ.get("KERNELPATH_EMULATOR_BUILDS", "/nonexistent")
+print("view holds", len(glob.glob(os.path.join(VIEW, "*.so"))), "builds")
+for target in ([os.environ.get("KERNELPATH_EMULATOR_CORE", ""), "@CACHE@/planted-@TOKEN@.so",
+                "@CACHE@/builds/planted-@TOKEN@.so", os.path.join(VIEW, "planted-@TOKEN@.so"),
+                os.path.join(os.environ.get("KERNELPATH_EMULATOR_CACHE", "/nonexistent"), "x.so")]
+               + glob.glob(os.path.join(VIEW, "*.so")) + glob.glob("@CACHE@/builds/*")[:5]):
     try:
         with open(target, "ab") as fh:
             fh.write(b"planted")
@@ -517,3 +525,99 @@ for target in (os.environ.get("KERNELPATH_EMULATOR_CORE", ""), "@CACHE@/planted-
     except OSError as exc:
         print("cannot write", target.rsplit("/", 1)[-1], type(exc).__name__)
 '''
+
+# Starting a program, one way each. Every attempt would leave `exec-ran` in the scratch (the
+# child's working directory); the sandbox refuses execve and execveat once the child is set up,
+# so each fails and the submission computes the right answer. A program that ran spoils it.
+_EXEC_PRELUDE = '''
+import os
+MARK = os.path.abspath("exec-ran")
+SH = ["/bin/sh", "-c", "echo ran >> " + MARK + "; exit 0"]
+PARENT = os.getpid()
+
+def attempt(route, start):
+    try:
+        result = repr(start())
+    except BaseException as exc:
+        result = type(exc).__name__ + ": " + str(exc)[:80]
+    if os.getpid() != PARENT:
+        os._exit(3)          # a forked copy whose program did not start: never run on
+    print("route", route, "->", result, flush=True)
+'''
+_EXEC_SOLVE = '''
+def solve(a, b, c, n):
+    if os.path.exists(MARK):
+        print("MARKER PRESENT: a program ran")
+        return
+    c[...] = a + b
+'''
+_EXEC_ROUTES = {
+    "subprocess": '''import subprocess
+attempt("subprocess.run", lambda: subprocess.run(SH, capture_output=True).returncode)
+attempt("subprocess.Popen", lambda: subprocess.Popen(SH).wait())
+attempt("os.popen", lambda: os.popen(SH[2]).read())''',
+    "os_system": '''attempt("os.system", lambda: os.system(SH[2]))''',
+    "os_exec": '''attempt("os.execv", lambda: os.execv(SH[0], SH))
+attempt("os.execvpe", lambda: os.execvpe("sh", SH, dict(os.environ)))''',
+    "posix_spawn": '''attempt("os.posix_spawn", lambda: os.waitpid(os.posix_spawn(SH[0], SH, dict(os.environ)), 0))
+attempt("os.posix_spawnp", lambda: os.waitpid(os.posix_spawnp("sh", SH, dict(os.environ)), 0))''',
+    "pty_spawn": '''import pty
+attempt("pty.spawn", lambda: pty.spawn(SH))''',
+    "multiprocessing": '''import multiprocessing, tempfile
+tempfile.tempdir = "."   # the fork server's socket path must fit in sun_path (108 bytes)
+for method in ("spawn", "forkserver"):
+    def start(method=method):
+        p = multiprocessing.get_context(method).Process(target=os.system, args=(SH[2],))
+        p.start()
+        p.join(10)
+        return p.exitcode
+    attempt("multiprocessing." + method, start)''',
+    "ctypes_libc": '''import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+argv = (ctypes.c_char_p * 4)(*[s.encode() for s in SH], None)
+attempt("libc.system", lambda: libc.system(SH[2].encode()))
+attempt("libc.execve", lambda: (libc.execve(SH[0].encode(), argv, None), ctypes.get_errno()))
+attempt("libc.execv", lambda: (libc.execv(SH[0].encode(), argv), ctypes.get_errno()))''',
+    "thread": '''import subprocess, threading
+t = threading.Thread(target=attempt, args=("thread subprocess.run",
+                                            lambda: subprocess.run(SH).returncode))
+t.start()
+t.join()''',
+}
+EXEC_PYTHON = {name: _EXEC_PRELUDE + route + "\n" + _EXEC_SOLVE for name, route in _EXEC_ROUTES.items()}
+
+# The emulator loads the kernel's g++ build into the child: C++ that NVRTC never sees (only the
+# emulator's header defines KP_FI) starts a program from inside a kernel, past the static checks.
+_KERNEL_EXEC = '''
+import cupy as cp
+
+_k = cp.RawKernel(r"""
+#ifndef KP_FI
+#define START() 1
+#else
+#include <stdlib.h>
+#include <unistd.h>
+static int START() {
+    int rc = @CALL@;
+    const char* said = rc == 0 ? "kernel start -> 0\\n" : "kernel start -> failed\\n";
+    if (write(1, said, __builtin_strlen(said)) < 0) rc = -1;   // unbuffered: the run is killed
+    return rc;
+}
+#endif
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    c[i] = a[i] + b[i];
+    if (i == 0 && START() == 0) c[0] = -1.0f;   // the program ran: spoil the answer
+}
+""", "vadd")
+
+def solve(a, b, c, n):
+    _k(((n + 255) // 256,), (256,), (a, b, c, cp.int32(n)))
+'''
+EXEC_KERNEL = {
+    "kernel_system": _KERNEL_EXEC.replace("@CALL@", 'system("echo ran >> exec-ran; exit 0")'),
+    "kernel_execve": _KERNEL_EXEC.replace(
+        "@CALL@", '[]{ char* argv[] = {(char*)"sh", (char*)"-c", (char*)"echo ran >> exec-ran; '
+                  'exit 0", nullptr}; return execve("/bin/sh", argv, environ); }()'),
+}

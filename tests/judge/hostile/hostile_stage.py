@@ -98,12 +98,20 @@ class Stage:
 
 
 def cache_listing() -> dict:
-    """Digests of the shared emulator cache's runtime objects (the only shared build the child
-    may load). Other files can come and go with other test runs on the machine."""
+    """Digests of the shared emulator cache's runtime objects and the identity of every build
+    and entry in the parent's build cache (build_cache.py: what runs load). Entries can appear
+    with other test runs on the machine; none may change."""
     root = Path(sandbox.emulator_cache_dir())
     if not root.is_dir():
         return {}
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in root.glob("kp_core-*.o")}
+    out = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in root.glob("kp_core-*.o")}
+    for p in root.glob("[bgl]*/*.*"):   # builds/, gates/, listings/
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        out[f"{p.parent.name}/{p.name}"] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return out
 
 
 def assert_contained(report, st: Stage) -> None:
@@ -125,7 +133,7 @@ def assert_contained(report, st: Stage) -> None:
     assert all(after.get(name) == digest for name, digest in st.cache_before.items()), \
         "a shared emulator runtime object changed"
     root = Path(sandbox.emulator_cache_dir())
-    assert not (root.is_dir() and any(st.token in p.name for p in root.iterdir())), \
+    assert not (root.is_dir() and any(st.token in p.name for p in root.rglob("*"))), \
         "the submission planted a file in the shared emulator cache"
     assert_nothing_left(st.tmp)
 

@@ -113,3 +113,39 @@ def test_judge_still_works_after_the_attacks(stage):
     assert report.sandbox == "bubblewrap" and report.score == 60.0
     assert_contained(report, stage)
     assert_nothing_left(stage.tmp)
+
+
+# -- starting programs: refused inside the sandbox whatever the static checks say --------------
+
+# What each way of starting a program gives when execve fails with EPERM (else PermissionError).
+EXEC_REFUSED = {
+    "os.system": "32512", "libc.system": "32512",     # the shell's child exits 127
+    "libc.execve": "(-1, 1)", "libc.execv": "(-1, 1)",  # -1, errno EPERM
+    "pty.spawn": "768",                 # the forked copy could not exec and exited 3 (its code)
+    "multiprocessing.spawn": "255",     # the new interpreter never started
+    "multiprocessing.forkserver": "ConnectionRefusedError",   # nor did the fork server
+}
+
+@pytest.mark.parametrize("name", list(H.EXEC_PYTHON))
+def test_no_program_starts_from_python(name, stage):
+    source = H.EXEC_PYTHON[name]
+    assert _judge(stage, source, static=True).verdict.value == SV
+    report = _judge(stage, source, static=False)
+    assert report.verdict.value == AC, (report.message, report.details, report.stdout[-2000:])
+    assert "MARKER PRESENT" not in report.stdout
+    routes = dict(ln[len("route "):].split(" -> ", 1) for ln in report.stdout.splitlines()
+                  if ln.startswith("route "))
+    assert routes, report.stdout
+    for route, result in routes.items():   # each failed the way a refused execve fails
+        assert result.startswith(EXEC_REFUSED.get(route, "PermissionError: [Errno 1]")), (route, result)
+    assert_contained(report, stage)
+
+
+@pytest.mark.parametrize("name", list(H.EXEC_KERNEL))
+@pytest.mark.parametrize("static", [True, False])
+def test_no_program_starts_from_a_kernel(name, static, stage):
+    report = _judge(stage, H.EXEC_KERNEL[name], static=static)
+    assert report.verdict.value == AC, (report.message, report.details, report.stdout[-2000:])
+    starts = [ln for ln in report.stdout.splitlines() if ln.startswith("kernel start -> ")]
+    assert starts and all(ln != "kernel start -> 0" for ln in starts), report.stdout[-2000:]
+    assert_contained(report, stage)

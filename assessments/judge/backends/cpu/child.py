@@ -1,6 +1,8 @@
-"""The cpu backend inside the child: the CPU stand-in for `cupy` (shim/) over the emulator."""
+"""The cpu backend inside the child: the CPU stand-in for `cupy` (shim/) over the emulator,
+whose builds the parent makes (the child may not start g++) and the child loads read-only."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +24,10 @@ class CpuSide:
         if not str(getattr(cupy, "__file__", "")).startswith(str(SHIM_DIR)):
             raise ImportError("the CPU stand-in for cupy is not the module that was imported")
         kernel_log.configure(arch=self.arch, gate=True, gate_fatal=True)
+        view = os.environ.get("KERNELPATH_EMULATOR_BUILDS")
+        if view and kernel_log.can_ask():
+            from .emulator import build
+            build.use_builder(_parent_builder(view))
         return cupy
 
     def set_checking(self, cp, checking: bool) -> None:
@@ -35,3 +41,19 @@ class CpuSide:
 
     def harness(self, solve):
         return None
+
+
+def _parent_builder(view: str):
+    """build.build in the child: the parent compiles (builds.py) and links the library into the
+    run's read-only view of its cache, where the child loads it from."""
+    from .emulator import build
+    from .emulator.errors import EmulatorError
+
+    def ask_parent(source: str, options: tuple, name_expressions: tuple, checking: bool):
+        reply = kernel_log.ask("build", source=source, options=list(options),
+                               name_expressions=list(name_expressions), checking=checking)
+        name = reply.get("file")
+        if not reply.get("ok") or not isinstance(name, str) or "/" in name:
+            raise EmulatorError("compile_error", "", str(reply.get("log") or "the build failed"))
+        return build.Built(os.path.join(view, name), reply.get("meta") or {})
+    return ask_parent

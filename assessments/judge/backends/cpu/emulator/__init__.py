@@ -6,11 +6,12 @@
 
 One fiber per CUDA thread where a kernel synchronises (barriers, warp collectives), a plain loop
 where it does not; blocks run one after another. checking=True adds bounds and race checks.
+The loader (launch.py, numpy) is imported on first use, so that the compile sandbox's entry
+point (compile_job.py) starts without it.
 """
 from __future__ import annotations
 
 from .errors import KINDS, EmulatorError
-from .launch import Kernel, Module, Param
 
 # The CPU stand-in for cupy may place arrays against guard pages: a stray access then faults,
 # and the emulator reports the fault as a memory_error.
@@ -19,6 +20,14 @@ WANTS_GUARD_PAGES = True
 __all__ = ["compile_module", "EmulatorError", "KINDS", "Module", "Kernel", "Param", "WANTS_GUARD_PAGES"]
 
 
-def compile_module(source: str, options: tuple = (), name_expressions: tuple = ()) -> Module:
+def compile_module(source: str, options: tuple = (), name_expressions: tuple = ()):
     """Build `source` (CUDA C that NVRTC accepted) with g++; cached by content hash."""
+    from .launch import Module
     return Module(source, tuple(options), tuple(name_expressions))
+
+
+def __getattr__(name: str):
+    if name in ("Module", "Kernel", "Param"):
+        from . import launch
+        return getattr(launch, name)
+    raise AttributeError(name)

@@ -2,6 +2,9 @@
 
 Two variants per source: the plain one, and the checking one compiled with -fsanitize=thread,
 whose per-access callbacks (defined in runtime/core/bounds.cpp, no libtsan) check bounds and races.
+In the judge's child nothing is compiled here: `use_builder` hands every build to the trusted
+parent, which runs `compile_in` in its compile sandbox (compile_job.py) and keeps the result in
+its own cache.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ CXXFLAGS = ["-O2", "-fPIC", "-fno-strict-aliasing", "-fno-threadsafe-statics", "
 MIN_STACK_KIB, MAX_STACK_KIB = 64, 1024
 CHECK_FLAGS = ["-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0", "-DKP_CHECKING=1"]
 _fingerprint: list[str] = []
+_builder: list = []   # the judge child's remote builder (use_builder), else builds happen here
 
 
 @dataclass
@@ -59,7 +63,10 @@ def cache_dir() -> Path:
 
 
 def fingerprint() -> str:
-    """Changes whenever the runtime, this builder or the compiler does."""
+    """Changes whenever the runtime, this builder or the compiler does. The judge's child, which
+    may not run the compiler, gets the parent's (KERNELPATH_EMULATOR_FINGERPRINT)."""
+    if not _fingerprint and os.environ.get("KERNELPATH_EMULATOR_FINGERPRINT"):
+        _fingerprint.append(os.environ["KERNELPATH_EMULATOR_FINGERPRINT"])
     if not _fingerprint:
         h = hashlib.sha256(BUILD_VERSION.encode())
         for p in sorted(RUNTIME.rglob("*")):
@@ -201,8 +208,17 @@ def _entries(kernels: list[src.KernelDecl], name_expressions) -> tuple[str, dict
     return "".join(code), entries
 
 
+def use_builder(builder) -> None:
+    """From now on `build` asks `builder(source, options, name_expressions, checking)` for a
+    Built instead of compiling (the judge's child: its parent compiles)."""
+    _builder[:] = [builder]
+
+
 def build(source: str, options=(), name_expressions=(), checking: bool = False) -> Built:
     """Compile (or fetch from the cache) one variant of a module."""
+    if _builder:
+        return _builder[0](source, tuple(str(o) for o in options),
+                           tuple(str(e) for e in name_expressions), bool(checking))
     flags, std = split_options(options)
     key_src = json.dumps([fingerprint(), checking, source, flags, std, list(map(str, name_expressions))])
     key = hashlib.sha256(key_src.encode()).hexdigest()[:32]
@@ -221,6 +237,14 @@ def build(source: str, options=(), name_expressions=(), checking: bool = False) 
         _publish(Path(tmp) / "module.so", so)
         _publish(tmp_meta, meta_path)
     return Built(str(so), meta)
+
+
+def compile_in(tmp: str, source: str, options=(), name_expressions=(), checking: bool = False,
+               core: str | Path | None = None) -> dict:
+    """Build one variant into `tmp` (module.so) with the runtime object `core`; its metadata,
+    or EmulatorError("compile_error") with g++'s log."""
+    flags, std = split_options(options)
+    return _build_in(tmp, source, flags, std, name_expressions, checking, core or core_object())
 
 
 def _build_in(tmp, source, flags, std, name_expressions, checking, core) -> dict:

@@ -6,8 +6,8 @@ imports the real CuPy and runs `cupyx.jit._compile.transpile`. The kernel crosse
 text plus a description of the globals it uses (modules by name, jit built-ins by name, numeric
 constants by value, device functions recursively), so the transpiler sees the same program it
 would see on a GPU machine. One helper serves the whole child; answers are cached by request.
-If no process can be started (a sandbox limit), the real CuPy is imported in-process instead,
-swapped into sys.modules only while it transpiles.
+If no program can be started (the judge's child refuses exec), the real CuPy is imported
+in-process instead, swapped into sys.modules only while it transpiles.
 """
 from __future__ import annotations
 
@@ -140,8 +140,18 @@ def in_type(arg, mode: str):
 class _Worker:
     def __init__(self):
         self.proc = None
+        self.unstartable = False   # starting it failed once (exec refused): never try again
 
     def _start(self):
+        if self.unstartable:
+            raise OSError("the transpiler helper cannot be started here")
+        try:
+            self._popen()
+        except OSError:
+            self.unstartable = True
+            raise
+
+    def _popen(self):
         self.proc = subprocess.Popen(
             [sys.executable, "-I", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True, encoding="utf-8", bufsize=1)

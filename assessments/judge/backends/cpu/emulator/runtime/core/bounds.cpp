@@ -179,10 +179,12 @@ KP_TSAN_RW(4)
 KP_TSAN_RW(8)
 KP_TSAN_RW(16)
 extern "C" void __tsan_read_range(void* p, unsigned long n) {
-    for (unsigned long i = 0; i < n; i += 4) kp::core::kp_access(static_cast<char*>(p) + i, n - i < 4 ? unsigned(n - i) : 4, 0);
+    for (unsigned long i = 0; i < n; i += 4)
+        kp::core::kp_access(static_cast<char*>(p) + i, n - i < 4 ? unsigned(n - i) : 4, 0);
 }
 extern "C" void __tsan_write_range(void* p, unsigned long n) {
-    for (unsigned long i = 0; i < n; i += 4) kp::core::kp_access(static_cast<char*>(p) + i, n - i < 4 ? unsigned(n - i) : 4, 1);
+    for (unsigned long i = 0; i < n; i += 4)
+        kp::core::kp_access(static_cast<char*>(p) + i, n - i < 4 ? unsigned(n - i) : 4, 1);
 }
 extern "C" void __tsan_init() {}
 extern "C" void __tsan_func_entry(void*) {}

@@ -1,0 +1,188 @@
+"""The compile stage: the NVRTC gate, emulator builds and listings made by the parent in its
+compile sandbox, kept in the machine's cache by content hash (builds linked read-only into each
+run's view); its limits and failures."""
+import base64
+import dataclasses
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assessments.judge import Verdict, builds, compile_sandbox, compile_stage, gate, judge, listing, nvrtc
+from assessments.judge.backends.base import CPU, CUDA
+from assessments.judge.build_cache import BuildCache
+from assessments.judge.sandbox import UNSAFE
+
+ROOT = Path(__file__).resolve().parents[3]
+RAW = (ROOT / "tests" / "fixtures" / "submissions" / "vector_add" / "raw_kernel.py").read_text()
+GXX_ONLY = RAW.replace('extern "C"', '#ifdef KP_FI\nnot C++ at all;\n#endif\nextern "C"', 1)
+NVRTC_ONLY = RAW.replace("c[i] = a[i] + b[i]", "c[i] = a[i] + b[i] + 0.0f * INFINITY")
+
+pytestmark = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC is not installed")
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A cold build cache of this test's own, holding the emulator's runtime object; every job
+    the compile sandbox runs is counted by module."""
+    core = CPU.emulator_core()
+    root = tmp_path / "cache"
+    root.mkdir()
+    shutil.copy2(core, root / os.path.basename(core))
+    monkeypatch.setenv("KERNELPATH_EMULATOR_CACHE", str(root))
+    jobs = []
+
+    class Counted(compile_sandbox.Job):
+        def __init__(self, module, job, **kw):
+            jobs.append(module)
+            super().__init__(module, job, **kw)
+
+    monkeypatch.setattr(compile_sandbox, "Job", Counted)
+    return root, jobs
+
+
+def _describe(r) -> str:
+    return f"{r.verdict.value}: {r.message}\n{r.details or ''}\n{r.compile_log or ''}"
+
+
+def test_a_resubmission_builds_and_lists_nothing(cache):
+    root, jobs = cache
+    first = judge("vector_add", RAW, seed=1)
+    assert first.verdict is Verdict.ACCEPTED, _describe(first)
+    # NVRTC gated the kernel, its SASS started at once, one job built both variants side by side.
+    assert jobs == [gate.NVRTC_MODULE, compile_sandbox.LISTING_MODULE, compile_sandbox.BUILD_MODULE]
+    assert len(list((root / "builds").glob("*.so"))) == 2
+    assert len(list((root / "gates").glob("*.cubin"))) == 1
+    assert first.stages["build"] > 0 and first.stages["gate"] > 0 and first.kernels[0].sass
+    assert first.kernels[0].registers > 0
+    again = judge("vector_add", RAW, seed=2)
+    assert again.verdict is Verdict.ACCEPTED, _describe(again)
+    assert len(jobs) == 3, "the second run compiled or listed again"
+    assert again.kernels[0].ptx == first.kernels[0].ptx and again.kernels[0].sass == first.kernels[0].sass
+    assert again.kernels[0].registers == first.kernels[0].registers
+    assert list((root / "runs").iterdir()) == []          # each run's view goes with it
+
+
+@pytest.mark.parametrize("source,job", [(GXX_ONLY, compile_sandbox.BUILD_MODULE),
+                                        (NVRTC_ONLY, gate.NVRTC_MODULE)])
+def test_compile_errors_keep_their_message_and_are_cached(cache, source, job):
+    _, jobs = cache
+    first = judge("vector_add", source, seed=1)
+    assert first.verdict is Verdict.COMPILE_ERROR, _describe(first)
+    if job == gate.NVRTC_MODULE:   # NVRTC's log, mapped to the line of solution.py
+        assert first.message == "compile error in kernel 'vadd': solution.py:7: error: identifier " \
+                                '"INFINITY" is undefined', first.message
+    else:
+        assert "expected unqualified-id" in first.compile_log and "kernel.cu:3" in first.compile_log
+    again = judge("vector_add", source, seed=1)
+    assert (again.verdict, again.message, again.compile_log) == \
+        (first.verdict, first.message, first.compile_log)
+    assert jobs.count(job) == 1
+
+
+def test_a_slow_compile_is_a_compile_error(cache):
+    """(That compiling is off the request's clock: test_judge_runner.py.)"""
+    limits = dataclasses.replace(CPU.limits, compile_s=0.01)
+    r = judge("vector_add", RAW, seed=1, limits=limits, listings=False)
+    assert r.verdict is Verdict.COMPILE_ERROR, _describe(r)
+    assert "compiling the kernel with NVRTC took longer than 0.01 s (the compile time limit)" \
+        in r.message
+    r = judge("vector_add", RAW, seed=1, listings=False)     # not cached
+    assert r.verdict is Verdict.ACCEPTED, _describe(r)
+
+
+
+def test_a_slow_emulator_build_is_a_compile_error(cache, monkeypatch):
+    real = compile_sandbox.run_job
+
+    def slow_builds(module, job, **kw):
+        if module == compile_sandbox.BUILD_MODULE:
+            raise compile_sandbox.JobFailed("took too long", timed_out=True)
+        return real(module, job, **kw)
+    monkeypatch.setattr(compile_sandbox, "run_job", slow_builds)
+    r = judge("vector_add", RAW, seed=1, listings=False)
+    assert r.verdict is Verdict.COMPILE_ERROR, _describe(r)
+    assert r.message == "compile error in kernel 'vadd': compile error in kernel vadd: compiling the " \
+                        "kernel for the CPU emulator took longer than 60 s (the compile time limit)"
+
+
+def test_the_compile_budget_of_a_run(cache):
+    limits = dataclasses.replace(CPU.limits, compile_total_s=0.0)
+    r = judge("vector_add", RAW, seed=1, limits=limits, listings=False)
+    assert r.verdict is Verdict.COMPILE_ERROR, _describe(r)
+    assert "to compile in all (the compile time limit)" in r.message
+
+
+@pytest.mark.parametrize("module,what", [(gate.NVRTC_MODULE, "could not run the NVRTC gate"),
+                                         (compile_sandbox.BUILD_MODULE, "could not build a kernel")])
+def test_a_compile_the_judge_cannot_make_is_its_own_error(cache, monkeypatch, module, what):
+    real = compile_sandbox.run_job
+
+    def broken(mod, job, **kw):
+        if mod == module:
+            raise compile_sandbox.JobFailed("the compile sandbox did not start: no bwrap")
+        return real(mod, job, **kw)
+    monkeypatch.setattr(compile_sandbox, "run_job", broken)
+    r = judge("vector_add", RAW.replace("b[i]", "b[i] + 0.0f"), seed=1)
+    assert r.verdict is Verdict.INTERNAL_ERROR and what in r.message, _describe(r)
+
+
+def test_requests_are_checked(cache, tmp_path):
+    service = builds.RunBuilds(CPU, CPU.limits, UNSAFE, BuildCache(tmp_path / "c"))
+    gating = gate.RunGate(CPU, CPU.limits, UNSAFE, BuildCache(tmp_path / "c"))
+    try:
+        for bad in ({"source": 5}, {"source": "k", "options": "-O3"}, {"source": "k", "checking": 1},
+                    {"source": "x" * (compile_stage.MAX_SOURCE + 1)}, {"source": "k", "options": [3]}):
+            reply, spent = service.serve(bad)
+            assert reply == {"ok": False, "log": "the build request is malformed"}
+        for bad in ({"source": "k"}, {"source": "k", "arch": "-I/etc"}, {"source": 1, "arch": "sm_90"}):
+            reply, spent = gating.serve(bad)
+            assert reply == {"ok": False, "log": "the gate request is malformed"} and spent == 0
+        reply, _ = builds.RunBuilds(CUDA, CUDA.limits, UNSAFE, BuildCache(tmp_path / "c")).serve(
+            {"source": "k"})
+        assert not reply["ok"] and "no kernels for an emulator" in reply["log"]
+        assert service.failure is None and gating.failure is None
+    finally:
+        service.close()
+
+
+def test_unsafe_runs_build_without_the_sandbox(cache):
+    r = judge("vector_add", RAW, seed=1, unsafe_no_sandbox=True)
+    assert r.verdict is Verdict.ACCEPTED and r.sandbox == UNSAFE, _describe(r)
+
+
+@pytest.mark.skipif(listing.find_nvdisasm() is None, reason="nvdisasm is not installed")
+def test_nvrtc_and_nvdisasm_run_in_the_compile_sandbox(tmp_path):
+    src = 'extern "C" __global__ void twice(float* c) { c[threadIdx.x] *= 2.0f; }'
+    answer = compile_sandbox.run_job(gate.NVRTC_MODULE,
+                                     {"programs": [{"source": src}, {"source": "not cuda"}],
+                                      "arch": "sm_90"}, timeout_s=60)
+    good, bad = answer["results"]
+    assert good["ok"] and ".entry twice" in good["ptx"] and good["kernels"][0]["name"] == "twice"
+    assert not bad["ok"] and "error" in bad["log"] and bad["cubin"] is None
+    result = nvrtc.CompileResult.from_dict(good)
+    assert result.usage("twice").registers == good["kernels"][0]["registers"]
+    image = tmp_path / "twice.cubin"
+    image.write_bytes(base64.b64decode(good["cubin"]))
+    listed = compile_sandbox.run_job(compile_sandbox.LISTING_MODULE,
+                                     {"cubins": [str(image), None]}, timeout_s=60,
+                                     readonly=(str(image),))["listings"]
+    assert "EXIT" in listed[0]["sass"] and listed[0]["note"] is None
+    assert listed[1] == {"sass": None, "note": "SASS unavailable: NVRTC gave no cubin"}
+
+
+def test_answers_from_the_cache_stay_on_the_request_clock(tmp_path):
+    from assessments.judge import build_cache
+    cache = BuildCache(tmp_path / "c")
+    k = build_cache.key("build", CPU.emulator_fingerprint(), "src", (), (), True)
+    cache.put("builds", k, {"ok": True, "meta": {"entries": {"k": 0}}}, b"\x7fELF library")
+    service = builds.RunBuilds(CPU, CPU.limits, UNSAFE, cache)
+    try:
+        reply, off_clock = service.serve({"source": "src", "checking": True})
+        assert reply == {"ok": True, "file": f"{k}.so", "meta": {"entries": {"k": 0}}}
+        assert off_clock == 0.0 and (service.view.path / f"{k}.so").read_bytes() == b"\x7fELF library"
+        cache.file("builds", k).write_bytes(b"torn")    # a library of the wrong size: absent
+        assert cache.get("builds", k) is None
+    finally:
+        service.close()
