@@ -167,22 +167,7 @@ class ChildProcess:
         watchdog = self.group is None
         began = time.monotonic()
         events: list[dict] = []
-        pending = memoryview(encode(message))
-        while pending:  # non-blocking: a child that never reads its requests cannot stall us
-            left = limit - (time.monotonic() - began)
-            if left <= 0:
-                self.kill()
-                self.killed_for_wall = True
-                raise ChildDied("wall", *self._status(), detail="the child stopped reading requests",
-                                events=events)
-            _, writable, _ = select.select([], [self._req_w], [], min(left, 0.5))
-            if writable:
-                try:
-                    pending = pending[os.write(self._req_w, pending):]
-                except BlockingIOError:
-                    pass
-                except BrokenPipeError:
-                    raise self._died(events)
+        self._send(message, began + limit, events, "the child stopped reading requests")
         while True:
             for msg in self._take():
                 if "ok" in msg:
@@ -231,11 +216,18 @@ class ChildProcess:
         reply, excluded = self.services[msg["event"]](msg)
         self.excluded_s += excluded
         deadline += excluded
-        pending = memoryview(encode({"reply": msg["event"], **reply}))
+        self._send({"reply": msg["event"], **reply}, deadline, events,
+                   "the child stopped reading its replies")
+        return excluded
+
+    def _send(self, message: dict, deadline: float, events: list, stalled: str) -> None:
+        """Write one message to the request pipe without blocking: a child that never reads
+        cannot stall the parent past `deadline` (then the run ends, `stalled` saying why)."""
+        pending = memoryview(encode(message))
         while pending:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise self._over_wall(events, "the child stopped reading its replies")
+                raise self._over_wall(events, stalled)
             _, writable, _ = select.select([], [self._req_w], [], min(left, 0.5))
             if writable:
                 try:
@@ -244,7 +236,6 @@ class ChildProcess:
                     pass
                 except BrokenPipeError:
                     raise self._died(events)
-        return excluded
 
     def _over_wall(self, events: list, detail: str) -> ChildDied:
         self.kill()
