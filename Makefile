@@ -102,10 +102,12 @@ run: system-deps starter static/vendor/editor.js $(SWAGGER_UI)/swagger-ui-bundle
 serve: system-deps starter static/vendor/editor.js $(SWAGGER_UI)/swagger-ui-bundle.js
 	$(BIN)/gunicorn --config gunicorn.conf.py
 
+# The whole suite on SQLite, then every test that touches the database again on PostgreSQL,
+# except the browser walks (pages read through the same services; the walks ran on SQLite).
 test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js \
 		$(SWAGGER_UI)/swagger-ui-bundle.js static/vendor/axe.min.js $(TRACK_MODEL)
 	$(BIN)/python -m pytest -q
-	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -m db
+	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -m "db and not browser"
 
 bench: $(VENV)/.installed-dev $(TRACK_MODEL)
 	$(BIN)/python bench/parse.py

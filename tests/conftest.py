@@ -15,6 +15,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "db: touches the database; runs on SQLite and PostgreSQL")
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU")
+    config.addinivalue_line("markers", "browser: drives the pages in headless Chromium")
 
 
 def _fresh_postgres_database(base_url: str):

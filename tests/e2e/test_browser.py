@@ -2,7 +2,7 @@
 
 import pytest
 
-pytestmark = [pytest.mark.db, pytest.mark.slow]
+pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser]
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.support import expected_conditions  # noqa: E402

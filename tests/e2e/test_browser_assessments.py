@@ -18,7 +18,7 @@ import pytest
 
 from tests.e2e.axe import assert_accessible
 
-pytestmark = [pytest.mark.db, pytest.mark.slow]
+pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser]
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import NoAlertPresentException  # noqa: E402

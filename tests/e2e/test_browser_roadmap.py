@@ -5,7 +5,7 @@ import urllib.request
 
 import pytest
 
-pytestmark = [pytest.mark.db, pytest.mark.slow]
+pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser]
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402

@@ -17,7 +17,7 @@ from tests.e2e.test_browser_assessments import (PASSWORD, PHONE, WIDE, no_horizo
                                                 screenshot, screenshots_on_failure, set_size,
                                                 wait)
 
-pytestmark = [pytest.mark.db, pytest.mark.slow]
+pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser]
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
