@@ -28,6 +28,7 @@ LISTING_MODULE = "assessments.judge.listing"
 COMPILE_FILES = ("assessments/__init__.py", "assessments/judge/__init__.py",
                  "assessments/judge/listing.py", "assessments/judge/listing_text.py",
                  "assessments/judge/nvrtc.py", "assessments/judge/diagnostics.py",
+                 "assessments/judge/protocol.py",
                  "assessments/judge/backends/__init__.py", "assessments/judge/backends/cpu/__init__.py",
                  "assessments/judge/backends/cpu/emulator")
 WORKDIR = "/tmp/kp-compile"

@@ -9,7 +9,6 @@ caches, caps and counts what comes back (gate.py, kernels.py, listing_text.py).
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -115,9 +114,9 @@ def run(job: dict) -> dict:
 
 
 def main() -> int:
-    sys.stdout.write(json.dumps(run(json.loads(sys.stdin.buffer.read()))))
-    sys.stdout.flush()
-    return 0
+    from assessments.judge.protocol import answer_job
+
+    return answer_job(run)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import ctypes
 import importlib.util
-import json
 import os
 import re
 import sys
@@ -302,9 +301,9 @@ def run(job: dict) -> dict:
 
 
 def main() -> int:
-    sys.stdout.write(json.dumps(run(json.loads(sys.stdin.buffer.read()))))
-    sys.stdout.flush()
-    return 0
+    from assessments.judge.protocol import answer_job
+
+    return answer_job(run)
 
 
 if __name__ == "__main__":

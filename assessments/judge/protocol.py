@@ -37,6 +37,15 @@ import json
 MAX_LINE = 8 * 1024 * 1024
 
 
+def answer_job(run) -> int:
+    """A compile-sandbox entry point's main: one JSON job on stdin, run(job)'s JSON on stdout."""
+    import sys
+
+    sys.stdout.write(json.dumps(run(json.loads(sys.stdin.buffer.read()))))
+    sys.stdout.flush()
+    return 0
+
+
 def encode(message: dict) -> bytes:
     """One message as a JSON line."""
     return (json.dumps(message, separators=(",", ":"), allow_nan=True) + "\n").encode()

@@ -12,7 +12,6 @@ each variant's metadata and shared library (base64), or g++'s log.
 from __future__ import annotations
 
 import base64
-import json
 import sys
 import tempfile
 import threading
@@ -60,10 +59,9 @@ def run(job: dict) -> dict:
 
 
 def main() -> int:
-    job = json.loads(sys.stdin.buffer.read())
-    sys.stdout.write(json.dumps(run(job)))
-    sys.stdout.flush()
-    return 0
+    from assessments.judge.protocol import answer_job
+
+    return answer_job(run)
 
 
 if __name__ == "__main__":
