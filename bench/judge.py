@@ -1,12 +1,14 @@
-"""End-to-end judge time per task: python bench/judge.py [--backend cpu|cuda] [--repeats 3]
-[--no-listings] [--no-styles] [TASK...].
+"""End-to-end judge time: python bench/judge.py [--backend cpu|cuda] [--repeats 3]
+[--no-listings] [--no-styles | --styles-only] [--before REV|none] [TASK...].
 
 cpu: per reference solution, the median and minimum wall time of judging it with the machine's
-build cache (warm after the first run), the median with a cold build cache, then the same per
-kernel style (raw, elementwise, reduction, jit, array; submissions from tests/fixtures) with the
-time per stage (child start, imports, load, NVRTC gate, emulator build, tests, listings,
-teardown; the report's `stages`), cold and warm, and the emulator's own kernel table when bench/emulator_kernels.py
-exists. Cold: a fresh build cache holding only the emulator's runtime object.
+build cache (warm after the first run) and the median with a cold build cache. Then, per kernel
+style (raw, elementwise, reduction, jit, array; submissions from tests/fixtures), in the same run:
+the judge of commit REV (default: the judge before compiling became a stage of its own), and this
+tree's judge with a cold and a warm build cache, with ratios and the time per stage (child start,
+imports, load, NVRTC gate, emulator build, tests, listings, teardown; the report's `stages`).
+Then the emulator's own kernel table. Cold: a fresh build cache holding only the emulator's
+runtime object.
 cuda: the timing of each reference solution (needs a GPU): median, 95% CI, repeats, GB/s,
 GFLOP/s, fraction of the roofline and flags.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import statistics
@@ -38,6 +41,9 @@ STYLES = {
     "array": [("vector_add", "vector_add/array.py"), ("relu", "relu/array.py"),
               ("reduce_sum", "reduce_sum/array.py")],
 }
+# The judge before compile became a stage of its own (kernels built by g++ inside the candidate's
+# sandbox on every submission): the "before" of the style table.
+BASELINE = "abf2d47"
 STAGES = ("start", "imports", "load", "gate", "build", "tests", "listings", "teardown")
 
 
@@ -92,7 +98,8 @@ def _med(values) -> str:
     return f"{statistics.median(values):.2f}" if values else "-"
 
 
-def bench_cpu(selected: list[str], repeats: int, listings: bool = True, styles: bool = True) -> int:
+def bench_cpu(selected: list[str], repeats: int, listings: bool = True, styles: bool = True,
+              before: str | None = BASELINE) -> int:
     print(f"{'task':20s} {'verdict':22s} {'median s':>9s} {'min s':>7s} {'tests':>6s} {'cold s':>7s}")
     worst = 0
     for slug, source in _solutions(selected):
@@ -108,7 +115,7 @@ def bench_cpu(selected: list[str], repeats: int, listings: bool = True, styles: 
               f"{statistics.median(cold):7.2f}")
         sys.stdout.flush()
     if styles and not selected:
-        worst |= bench_styles(repeats, listings)
+        worst |= bench_styles(repeats, listings, before)
     emulator_bench = ROOT / "bench" / "emulator_kernels.py"
     if emulator_bench.exists():
         print("\nEmulator kernels (bench/emulator_kernels.py)")
@@ -117,30 +124,112 @@ def bench_cpu(selected: list[str], repeats: int, listings: bool = True, styles: 
     return int(worst)
 
 
-def bench_styles(repeats: int, listings: bool = True) -> int:
-    """Median seconds per kernel style, cold and warm cache, with the median of each stage."""
-    print(f"\nBy style: median s over {repeats} repeat(s) of each submission; stages in seconds")
-    print(f"{'style':12s} {'cache':5s} {'total':>6s} " + " ".join(f"{s:>8s}" for s in STAGES)
-          + "  runs verdicts")
-    worst = 0
+def _tree_of(rev: str):
+    """A temporary copy of the source tree at commit `rev` (git archive), or None with a reason."""
+    tmp = tempfile.mkdtemp(prefix="kp-bench-before-")
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev],
+                             capture_output=True)
+    if archive.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return None, archive.stderr.decode(errors="replace").strip() or f"git archive {rev} failed"
+    subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+    return tmp, ""
+
+
+def _judged_by_tree(rev: str, jobs: list[dict]) -> tuple[list[dict], str]:
+    """Each timed run of `jobs` judged by the judge of commit `rev`, in a child process with its
+    own emulator cache (that judge keeps only its runtime object there)."""
+    tree, why = _tree_of(rev)
+    if tree is None:
+        return [], why
+    cache = tempfile.mkdtemp(prefix="kp-bench-before-cache-")
+    try:
+        env = {**os.environ, "KERNELPATH_EMULATOR_CACHE": cache}
+        done = subprocess.run([sys.executable, str(ROOT / "bench" / "judge_tree.py"), tree],
+                              input=json.dumps(jobs), capture_output=True, text=True, env=env,
+                              cwd=tree)
+        if done.returncode != 0:
+            return [], (done.stderr.strip().splitlines() or ["failed"])[-1]
+        return [json.loads(line) for line in done.stdout.splitlines() if line.strip()], ""
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def bench_styles(repeats: int, listings: bool = True, before: str | None = BASELINE) -> int:
+    """Median seconds per kernel style: the judge of commit `before` (which builds every kernel
+    inside the candidate's sandbox, so it has no cold or warm cache), then this tree's with a cold
+    and a warm build cache, with the median of each stage. Ratios are against `before`."""
+    runs: dict[tuple[str, str], list[dict]] = {}     # (style, "before"|"cold"|"warm") -> runs
+    why_not = ""
+    if before:
+        jobs = [{"key": style, "task": slug, "source": _style_source(rel), "repeats": repeats,
+                 "warmup": 1, "listings": listings}
+                for style, subs in STYLES.items() for slug, rel in subs]
+        print(f"Judging {len(jobs)} submissions x {repeats} with the judge of {before}...")
+        sys.stdout.flush()
+        done, why_not = _judged_by_tree(before, jobs)
+        for run in done:
+            runs.setdefault((run["key"], "before"), []).append(run)
     for style, subs in STYLES.items():
-        for cold in (True, False):
-            totals, stages, verdicts = [], {s: [] for s in STAGES}, set()
+        for cache in ("cold", "warm"):
             for slug, rel in subs:
                 source = _style_source(rel)
-                if not cold:
+                if cache == "warm":
                     _judged(slug, source, 99, listings, cold=False)   # the first submission
                 for i in range(repeats):
-                    took, report = _judged(slug, source, i, listings, cold=cold)
-                    totals.append(took)
-                    verdicts.add(report.verdict.value)
-                    for s in STAGES:
-                        stages[s].append(report.stages.get(s, 0.0))
+                    took, report = _judged(slug, source, i, listings, cold=cache == "cold")
+                    runs.setdefault((style, cache), []).append(
+                        {"seconds": took, "verdict": report.verdict.value,
+                         "tests_s": sum(t.elapsed_s or 0.0 for t in report.tests),
+                         "stages": dict(report.stages)})
+
+    def med(style, cache, pick=lambda r: r["seconds"]):
+        values = [pick(r) for r in runs.get((style, cache), [])]
+        return statistics.median(values) if values else None
+
+    def cell(x, width=7, fmt="{:.2f}"):
+        return f"{fmt.format(x) if x is not None else '-':>{width}s}"
+
+    head = f"before = the judge of {before}" if before else "before: not measured (--before none)"
+    print(f"\nBy style: median s per submission over {repeats} repeat(s); {head}")
+    if why_not:
+        print(f"  before could not be measured: {why_not}")
+    print(f"{'style':12s} {'before':>7s} {'cold':>7s} {'warm':>7s} {'cold/bef':>9s} {'warm/bef':>9s}  verdicts")
+    worst = 0
+    for style in (*STYLES, "all"):
+        styles = list(STYLES) if style == "all" else [style]
+        row = {}
+        for cache in ("before", "cold", "warm"):
+            values = [r["seconds"] for s in styles for r in runs.get((s, cache), [])]
+            row[cache] = statistics.median(values) if values else None
+        verdicts = {r["verdict"] for s in styles for c in ("before", "cold", "warm")
+                    for r in runs.get((s, c), [])}
+        if style != "all":
             worst |= verdicts != {"accepted"}
-            print(f"{style:12s} {'cold' if cold else 'warm':5s} {_med(totals):>6s} "
-                  + " ".join(f"{_med(stages[s]):>8s}" for s in STAGES)
-                  + f"  {len(totals):4d} {','.join(sorted(verdicts))}")
-            sys.stdout.flush()
+        ratio = {c: row[c] / row["before"] if row[c] is not None and row["before"] else None
+                 for c in ("cold", "warm")}
+        print(f"{style:12s} {cell(row['before'])} {cell(row['cold'])} {cell(row['warm'])} "
+              f"{cell(ratio['cold'], 9)} {cell(ratio['warm'], 9)}  {','.join(sorted(verdicts))}")
+    print("\nStages, median s. Before: that judge clocks only the candidate's calls, which include "
+          "building each kernel at its first launch (under tests); 'other' is the rest: child "
+          "start, imports, inputs, comparisons, teardown.")
+    print(f"{'style':12s} {'judge':6s} {'total':>6s} {'other':>6s} "
+          + " ".join(f"{s:>8s}" for s in STAGES))
+    for style in STYLES:
+        for cache in ("before", "cold", "warm"):
+            if (style, cache) not in runs:
+                continue
+            total = med(style, cache)
+            if cache == "before":
+                tests = med(style, cache, lambda r: r["tests_s"])
+                print(f"{style:12s} {cache:6s} {cell(total, 6)} {cell(total - tests, 6)} "
+                      + " ".join(cell(tests if s == "tests" else None, 8) for s in STAGES))
+            else:
+                print(f"{style:12s} {cache:6s} {cell(total, 6)} {cell(None, 6)} "
+                      + " ".join(cell(med(style, cache, lambda r, s=s: r["stages"].get(s, 0.0)), 8)
+                                 for s in STAGES))
+    sys.stdout.flush()
     return int(worst)
 
 
@@ -187,13 +276,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-listings", action="store_true", help="judge without PTX/SASS listings")
     parser.add_argument("--no-styles", action="store_true", help="skip the table by kernel style")
     parser.add_argument("--styles-only", action="store_true", help="only the table by kernel style")
+    parser.add_argument("--before", default=BASELINE, metavar="REV",
+                        help=f"the commit whose judge is the baseline of the style table "
+                             f"(default {BASELINE}); 'none' to skip it")
     args = parser.parse_args(argv)
     if args.backend == "cuda":
         return bench_cuda(args.tasks)
+    before = None if args.before == "none" else args.before
     if args.styles_only:
-        return bench_styles(args.repeats, listings=not args.no_listings)
+        return bench_styles(args.repeats, listings=not args.no_listings, before=before)
     return bench_cpu(args.tasks, args.repeats, listings=not args.no_listings,
-                     styles=not args.no_styles)
+                     styles=not args.no_styles, before=before)
 
 
 if __name__ == "__main__":
