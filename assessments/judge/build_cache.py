@@ -9,7 +9,10 @@ Under the emulator cache directory (sandbox.emulator_cache_dir()), one section p
   runs/<id>/           one run's view: hard links to the builds it asked for, the only part
                        bound into its sandbox (read-only), so no run sees another's kernels
 An entry's file (library, cubin) is published first and its JSON last, both by rename: an entry
-exists once its JSON does, whole, and the file's size is checked on every read. A key is the
+exists once its JSON does, whole, and the file's size is checked on every read. Reading an entry
+touches its JSON, so the JSON's mtime is the entry's last use; past its size budget
+($KERNELPATH_BUILD_CACHE_MB, default 2048) the cache drops the least recently used entries down
+to 80 % of it, JSON first (an entry disappears whole), checked at most once a minute per cache. A key is the
 sha256 of everything that decides the output: the source text, options, name expressions,
 variant or target, and the tools (the emulator's fingerprint: runtime, builder, compiler
 version; NVRTC and nvdisasm).
@@ -30,6 +33,9 @@ from . import sandbox
 
 SECTIONS = {"builds": ".so", "gates": ".cubin", "listings": None}   # section -> its file's suffix
 STALE_VIEW_S = 24 * 3600
+DEFAULT_BUDGET_MB = 2048
+TRIM_EVERY_S = 60.0            # a trim scans every entry: not on every put
+ORPHAN_S = 3600.0              # leftovers of a killed writer (a file without JSON, a .tmp-)
 
 
 def key(*parts) -> str:
@@ -40,7 +46,8 @@ def key(*parts) -> str:
 class BuildCache:
     """Entries by section and key; a reader sees an entry whole or not at all."""
 
-    def __init__(self, root: str | os.PathLike | None = None):
+    def __init__(self, root: str | os.PathLike | None = None, budget_bytes: int | None = None):
+        self.budget_bytes = budget_bytes if budget_bytes is not None else budget_from_env()
         roots = [Path(root)] if root else [Path(sandbox.emulator_cache_dir()),
                                            Path(tempfile.gettempdir()) / f"kernelpath-builds-{os.getuid()}"]
         for self.root in roots:   # the first usable; a per-user temp dir when the cache is not
@@ -59,13 +66,17 @@ class BuildCache:
 
     def get(self, section: str, k: str) -> dict | None:
         """The entry, None when absent or incomplete (its file missing or of another size)."""
-        entry = _read_json(self.root / section / f"{k}.json")
+        meta = self.root / section / f"{k}.json"
+        entry = _read_json(meta)
         if entry is not None and "size" in entry:
             try:
                 if self.file(section, k).stat().st_size != entry["size"]:
                     return None
             except OSError:
                 return None
+        if entry is not None:
+            with contextlib.suppress(OSError):
+                os.utime(meta)       # its last use, for eviction
         return entry
 
     def put(self, section: str, k: str, entry: dict, data: bytes | None = None) -> dict:
@@ -73,6 +84,7 @@ class BuildCache:
             entry = {**entry, "size": len(data)}
             _publish(self.file(section, k), data)
         _publish(self.root / section / f"{k}.json", json.dumps(entry).encode())
+        self.trim()
         return entry
 
     @contextlib.contextmanager
@@ -82,6 +94,75 @@ class BuildCache:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
+        finally:
+            os.close(fd)
+
+    # -- eviction ----------------------------------------------------------------------------
+    def trim(self, force: bool = False) -> int:
+        """Drop least recently used entries while the cache is over its budget, down to 80 % of
+        it, and a killed writer's leftovers; bytes freed. Entries being made (their key locked)
+        are kept. At most once a minute unless `force`."""
+        stamp = self.root / ".trimmed"
+        try:
+            if not force and time.time() - stamp.stat().st_mtime < TRIM_EVERY_S:
+                return 0
+        except OSError:
+            pass
+        with contextlib.suppress(OSError):
+            stamp.touch()
+        entries, freed, now = [], 0, time.time()
+        for section in SECTIONS:
+            files: dict[str, list[os.DirEntry]] = {}
+            for item in os.scandir(self.root / section):
+                stem = item.name.split(".", 1)[0]
+                files.setdefault(stem if not item.name.startswith(".tmp-") else item.name, []).append(item)
+            for stem, items in files.items():
+                used, size, has_json = 0.0, 0, False
+                for item in items:
+                    with contextlib.suppress(OSError):
+                        st = item.stat(follow_symlinks=False)
+                        size += st.st_size
+                        used = max(used, st.st_mtime)
+                        has_json |= item.name == f"{stem}.json"
+                if not has_json and now - used > ORPHAN_S:   # never published: nobody reads it
+                    freed += _remove(items)
+                elif has_json:
+                    entries.append((used, size, section, stem))
+        total = sum(size for _, size, _, _ in entries)
+        if total <= self.budget_bytes:
+            return freed
+        goal = self.budget_bytes * 0.8
+        for _, size, section, stem in sorted(entries):
+            if total <= goal:
+                break
+            if self._evict(section, stem):
+                total -= size
+                freed += size
+        return freed
+
+    def _evict(self, section: str, k: str) -> bool:
+        """Removes one entry unless a worker is making it: JSON first, so a reader sees it whole
+        or absent; a run that linked its file into a view keeps its copy."""
+        lock = self.root / section / f"{k}.lock"
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return False
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False
+            folder = self.root / section
+            paths = [folder / f"{k}.json"] + ([self.file(section, k)] if SECTIONS[section] else [])
+            for path in paths:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            # A worker waiting on this lock finds no entry and makes it again; at worst two
+            # workers make the same key at once and publish the same bytes.
+            with contextlib.suppress(FileNotFoundError):
+                lock.unlink()
+            return True
         finally:
             os.close(fd)
 
@@ -111,6 +192,7 @@ class RunView:
         os.chmod(path, 0o755)
 
     def add(self, k: str) -> str:
+        """Links build `k` into the view; FileNotFoundError when it was evicted meanwhile."""
         source = self.cache.file("builds", k)
         target = self.path / source.name
         if not target.exists():
@@ -118,12 +200,36 @@ class RunView:
                 os.link(source, target)
             except FileExistsError:
                 pass
+            except FileNotFoundError:
+                raise
             except OSError:
                 shutil.copyfile(source, target)
         return source.name
 
     def close(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def budget_from_env() -> int:
+    """The cache's size budget in bytes: $KERNELPATH_BUILD_CACHE_MB, else DEFAULT_BUDGET_MB."""
+    raw = os.environ.get("KERNELPATH_BUILD_CACHE_MB", "")
+    try:
+        mb = float(raw) if raw.strip() else DEFAULT_BUDGET_MB
+    except ValueError:
+        raise ValueError(f"KERNELPATH_BUILD_CACHE_MB must be a number of megabytes, not {raw!r}") from None
+    if mb < 0:
+        raise ValueError("KERNELPATH_BUILD_CACHE_MB must not be negative")
+    return int(mb * 1024 * 1024)
+
+
+def _remove(items) -> int:
+    freed = 0
+    for item in items:
+        with contextlib.suppress(OSError):
+            size = item.stat(follow_symlinks=False).st_size
+            os.unlink(item.path)
+            freed += size
+    return freed
 
 
 def _read_json(path: Path) -> dict | None:

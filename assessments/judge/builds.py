@@ -39,10 +39,15 @@ class RunBuilds(Service):
             return {"ok": False, "log": "this backend builds no kernels for an emulator"}
         source, options, exprs, checking = request
         keys = {c: build_cache.key("build", fingerprint, source, options, exprs, c) for c in (False, True)}
-        entry = self._cached("builds", keys[checking], lambda: self._compile(request, keys, core))
-        if not entry.get("ok"):
-            return {"ok": False, "log": str(entry.get("log", ""))}
-        return {"ok": True, "file": self.view.add(keys[checking]), "meta": entry.get("meta") or {}}
+        for _ in range(2):   # once more when the entry was evicted between reading and linking
+            entry = self._cached("builds", keys[checking], lambda: self._compile(request, keys, core))
+            if not entry.get("ok"):
+                return {"ok": False, "log": str(entry.get("log", ""))}
+            try:
+                return {"ok": True, "file": self.view.add(keys[checking]), "meta": entry.get("meta") or {}}
+            except FileNotFoundError:
+                continue
+        raise RuntimeError("the build was evicted from the cache as soon as it was made")
 
     def _emulator(self) -> tuple:
         if self._setup is None:

@@ -186,3 +186,73 @@ def test_answers_from_the_cache_stay_on_the_request_clock(tmp_path):
         assert cache.get("builds", k) is None
     finally:
         service.close()
+
+
+def _aged(path: Path, seconds_ago: float) -> None:
+    past = os.path.getmtime(path) - seconds_ago
+    os.utime(path, (past, past))
+
+
+def test_the_cache_drops_least_recently_used_entries_past_its_budget(tmp_path):
+    cache = BuildCache(tmp_path / "c", budget_bytes=10_000)
+    for n, k in enumerate("abcd"):
+        cache.put("builds", k, {"ok": True}, b"x" * 3000)
+        for f in (cache.file("builds", k), tmp_path / "c" / "builds" / f"{k}.json"):
+            _aged(f, 1000 - n)                     # a is the oldest, d the newest
+    assert cache.get("builds", "a") is not None    # reading a makes it the most recently used
+    assert cache.trim(force=True) >= 6000          # 12 kB > 10 kB: down to 8 kB
+    kept = {k for k in "abcd" if cache.get("builds", k) is not None}
+    assert kept == {"a", "d"}
+    assert not cache.file("builds", "b").exists() and not cache.file("builds", "c").exists()
+
+
+def test_eviction_keeps_an_entry_being_made_and_sweeps_leftovers(tmp_path):
+    cache = BuildCache(tmp_path / "c", budget_bytes=10**6)
+    cache.put("gates", "busy", {"ok": True}, b"cubin")
+    cache.budget_bytes = 0
+    section = tmp_path / "c" / "builds"
+    (section / "stale.so").write_bytes(b"half")          # a writer killed before its JSON
+    (section / ".tmp-x").write_bytes(b"torn")
+    (section / "young.so").write_bytes(b"being published")
+    for name in ("stale.so", ".tmp-x"):
+        _aged(section / name, 2 * 3600)
+    with cache.locked("gates", "busy"):
+        cache.trim(force=True)
+        assert cache.get("gates", "busy") is not None    # its maker holds the lock
+    assert sorted(p.name for p in section.iterdir()) == ["young.so"]
+    cache.trim(force=True)
+    assert cache.get("gates", "busy") is None
+
+
+def test_trims_are_at_most_once_a_minute(tmp_path):
+    cache = BuildCache(tmp_path / "c", budget_bytes=0)
+    cache.put("listings", "first", {"sass": "x"})        # the first put trims: evicted at once
+    assert cache.get("listings", "first") is None
+    cache.put("listings", "second", {"sass": "y"})       # within the minute: kept until later
+    assert cache.get("listings", "second") is not None
+
+
+@pytest.mark.parametrize("raw", ["lots", "-1"])
+def test_a_wrong_budget_names_its_variable(monkeypatch, raw):
+    from assessments.judge import build_cache
+    monkeypatch.setenv("KERNELPATH_BUILD_CACHE_MB", raw)
+    with pytest.raises(ValueError, match="KERNELPATH_BUILD_CACHE_MB"):
+        build_cache.budget_from_env()
+
+
+def test_evicted_builds_are_made_again(cache, monkeypatch):
+    root, jobs = cache
+    assert judge("vector_add", RAW, seed=1, listings=False).verdict is Verdict.ACCEPTED
+    assert BuildCache(root, budget_bytes=0).trim(force=True) > 0
+    assert not list((root / "builds").glob("*.so")) and not list((root / "gates").glob("*.json"))
+    r = judge("vector_add", RAW, seed=2, listings=False)
+    assert r.verdict is Verdict.ACCEPTED, _describe(r)
+    assert jobs.count(compile_sandbox.BUILD_MODULE) == 2 and jobs.count("assessments.judge.nvrtc") == 2
+    assert list(root.glob("kp_core-*.o"))   # the runtime object stays
+
+
+def test_a_cache_too_small_for_one_build_still_judges(cache, monkeypatch):
+    monkeypatch.setenv("KERNELPATH_BUILD_CACHE_MB", "0")
+    for seed in (1, 2):
+        r = judge("vector_add", RAW, seed=seed, listings=False)
+        assert r.verdict is Verdict.ACCEPTED, _describe(r)
