@@ -27,6 +27,10 @@ from cupyx import jit
 def jk(x):
     x[jit.threadIdx.x] = 1
 bad = cp.RawKernel('extern "C" __global__ void h(float* x) { x[0] = INFINITY; }', "h")
+# nvcc is a program, which the run sandbox cannot start: CuPy compiles with NVRTC instead
+assert cp.RawKernel('extern "C" __global__ void n(float* x) {}', "n", (), "nvcc").backend == "nvrtc"
+assert cp.RawKernel('extern "C" __global__ void n(float* x) {}', "n", backend="nvcc").backend == "nvrtc"
+assert cp.RawModule(code='extern "C" __global__ void n(float* x) {}', backend="nvcc").backend == "nvrtc"
 snap = kernel_log.snapshot()
 recs = {r["name"]: r for r in snap["kernels"]}
 assert recs["f"]["compiled"] is True and recs["f"]["usage"]["shared_bytes"] == 256, recs["f"]

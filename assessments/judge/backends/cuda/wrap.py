@@ -57,6 +57,13 @@ class _FunctionProxy:
         return getattr(self._fn, item)
 
 
+def _compiler(backend):
+    """CuPy's compiler for a kernel: NVRTC even where the submission asks for nvcc, which is a
+    program and cannot start in the run sandbox. The gate and the cpu backend compile every
+    kernel with NVRTC too, so both backends give the same verdict."""
+    return "nvrtc" if backend == "nvcc" else backend
+
+
 def install(cp) -> None:
     """Replace cupy's kernel classes and cupyx.jit.rawkernel with recording versions."""
     if getattr(cp, "_kp_wrapped", False):
@@ -65,8 +72,8 @@ def install(cp) -> None:
     base_ew, base_red = cp.ElementwiseKernel, cp.ReductionKernel
 
     class RawKernel(base_raw):
-        def __init__(self, code, name, options=(), *args, **kwargs):
-            super().__init__(code, name, options, *args, **kwargs)
+        def __init__(self, code, name, options=(), backend="nvrtc", *args, **kwargs):
+            super().__init__(code, name, options, _compiler(backend), *args, **kwargs)
             self._kp_record = kernel_log.record_kernel("RawKernel", name, code, tuple(options))
 
         def __call__(self, grid, block, args, **kwargs):
@@ -77,6 +84,8 @@ def install(cp) -> None:
 
     class RawModule(base_module):
         def __init__(self, *args, **kwargs):
+            if "backend" in kwargs:
+                kwargs["backend"] = _compiler(kwargs["backend"])
             super().__init__(*args, **kwargs)
             self._kp_code = kwargs.get("code", args[0] if args else "") or ""
             self._kp_options = tuple(kwargs.get("options", ()) or ())
