@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from . import sandbox, seccomp
+from . import cgroups, sandbox, seccomp
 from .sandbox import BUBBLEWRAP, GiB, MiB, REPO_ROOT
 
 BUILD_MODULE = "assessments.judge.backends.cpu.emulator.compile_job"
@@ -44,14 +44,18 @@ class CompileLimits:
     file_size: int = 256 * MiB
     tmpfs_size: int = 1 * GiB
     open_files: int = 256
+    memory: int = 3 * GiB           # the job's cgroup, over all its processes and its tmpfs
+    processes: int = 64             # the job's cgroup: g++ with its cc1plus, as and ld
 
 
 class JobFailed(Exception):
-    """The job did not answer: `timed_out` when it ran past its wall clock."""
+    """The job did not answer: `timed_out` when it ran past its wall clock, `out_of_memory`
+    when its cgroup killed it for memory."""
 
-    def __init__(self, why: str, timed_out: bool = False):
+    def __init__(self, why: str, timed_out: bool = False, out_of_memory: bool = False):
         super().__init__(why)
         self.timed_out = timed_out
+        self.out_of_memory = out_of_memory
 
 
 def command(module: str, isolation: str, readonly: tuple[str, ...] = (),
@@ -86,8 +90,10 @@ def _env(isolation: str) -> dict[str, str]:
     return env
 
 
-def _preexec(limits: CompileLimits, cpu_s: int):
+def _preexec(limits: CompileLimits, cpu_s: int, group: "cgroups.RunGroup | None"):
     def apply() -> None:
+        if group is not None:
+            group.attach_self()
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 2))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size, limits.file_size))
@@ -112,6 +118,10 @@ class Job:
                  readonly: tuple[str, ...] = (), limits: CompileLimits = CompileLimits()):
         self.timeout_s = timeout_s
         self.deadline = time.monotonic() + timeout_s
+        self.limits = limits
+        # Where the machine gives the judge cgroups, a job's processes share one memory and
+        # process cap (RLIMIT_AS is per process), and killing the job empties the group.
+        self.group = cgroups.create(limits.processes, limits.memory)
         filter_r = None
         pass_fds: tuple[int, ...] = ()
         if isolation == BUBBLEWRAP:
@@ -124,8 +134,9 @@ class Job:
                 command(module, isolation, readonly, filter_r, limits), stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(isolation),
                 pass_fds=pass_fds, start_new_session=True, cwd="/",
-                preexec_fn=_preexec(limits, max(1, int(timeout_s) + 1)))
+                preexec_fn=_preexec(limits, max(1, int(timeout_s) + 1), self.group))
         except OSError as exc:
+            self._release()
             raise JobFailed(f"the compile sandbox did not start: {exc}") from None
         finally:
             if filter_r is not None:
@@ -144,10 +155,13 @@ class Job:
         try:
             out, err = proc.communicate(self._input, timeout=max(self.deadline - time.monotonic(), 0.001))
         except subprocess.TimeoutExpired:
-            _kill(proc)
+            self._release()
             raise JobFailed(f"took longer than {self.timeout_s:g} s", timed_out=True) from None
-        finally:
-            _kill(proc)
+        oom = self.group is not None and self.group.oom_killed()
+        self._release()
+        if oom:
+            raise JobFailed(f"used more than {self.limits.memory // MiB} MiB of memory",
+                            out_of_memory=True)
         if proc.returncode != 0 or len(out) > MAX_ANSWER:
             why = err.decode(errors="replace").strip().splitlines()
             raise JobFailed(f"the compile sandbox failed (exit {proc.returncode}): "
@@ -161,7 +175,16 @@ class Job:
         return answer
 
     def cancel(self) -> None:
-        _kill(self.proc)
+        self._release()
+
+    def _release(self) -> None:
+        """Kill what is left of the job and remove its cgroup."""
+        if getattr(self, "proc", None) is not None:
+            _kill(self.proc)
+        if self.group is not None:
+            self.group.kill(wait_s=2.0)
+            self.group.remove()
+            self.group = None
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -70,6 +70,9 @@ class Service:
     def _serve(self, msg: dict) -> dict:
         raise NotImplementedError
 
+    def compile_limits(self) -> compile_sandbox.CompileLimits:
+        return compile_sandbox.CompileLimits(memory=self.limits.compile_memory)
+
     def close(self) -> None:
         """Ends what the service still has under way."""
 
@@ -99,11 +102,13 @@ class Service:
         began = time.monotonic()
         try:
             return compile_sandbox.run_job(module, job, timeout_s=timeout, isolation=self.isolation,
-                                           readonly=readonly)
+                                           readonly=readonly, limits=self.compile_limits())
         except JobFailed as exc:
             if exc.timed_out:
                 raise OverBudget(f"{self.doing} took longer than {timeout:g} s "
                                  "(the compile time limit)") from None
+            if exc.out_of_memory:
+                raise OverBudget(f"{self.doing} {exc} (the compile memory limit)") from None
             raise RuntimeError(str(exc)) from None
         finally:
             if budgeted:

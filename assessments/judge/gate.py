@@ -142,7 +142,8 @@ class RunGate(Service):
         try:
             job = compile_sandbox.Job(compile_sandbox.LISTING_MODULE,
                                       {"cubins": list(paths), "budget_s": BUDGET_S},
-                                      timeout_s=BUDGET_S + 5, isolation=self.isolation, readonly=paths)
+                                      timeout_s=BUDGET_S + 5, isolation=self.isolation, readonly=paths,
+                                      limits=self.compile_limits())
         except JobFailed:
             return None
         self._pending.append((job, keys))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assessments.judge import Verdict, builds, compile_sandbox, compile_stage, gate, judge, listing, nvrtc
+from assessments.judge import Verdict, builds, cgroups, compile_sandbox, compile_stage, gate, judge, listing, nvrtc
 from assessments.judge.backends.base import CPU, CUDA
 from assessments.judge.build_cache import BuildCache
 from assessments.judge.sandbox import UNSAFE
@@ -91,6 +91,25 @@ def test_a_slow_compile_is_a_compile_error(cache):
     r = judge("vector_add", RAW, seed=1, listings=False)     # not cached
     assert r.verdict is Verdict.ACCEPTED, _describe(r)
 
+
+
+@pytest.mark.skipif(not (cgroups.layout() or ("", {}))[1].get("memory"),
+                    reason="no memory cgroup for the judge on this machine")
+def test_a_compile_over_its_memory_cap_is_a_compile_error(cache):
+    limits = dataclasses.replace(CPU.limits, compile_memory=16 * 1024 * 1024)
+    r = judge("vector_add", RAW, seed=1, limits=limits, listings=False)
+    assert r.verdict is Verdict.COMPILE_ERROR, _describe(r)
+    assert "used more than 16 MiB of memory (the compile memory limit)" in r.message
+    assert not list(cgroups_left())
+    r = judge("vector_add", RAW, seed=1, listings=False)     # not cached
+    assert r.verdict is Verdict.ACCEPTED, _describe(r)
+
+
+def cgroups_left():
+    """The judge's cgroups still on the machine made by this process."""
+    _, parents = cgroups.layout() or ("", {})
+    for parent in parents.values():
+        yield from parent.glob(f"{cgroups.PREFIX}{os.getpid()}-*")
 
 
 def test_a_slow_emulator_build_is_a_compile_error(cache, monkeypatch):
