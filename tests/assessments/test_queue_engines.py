@@ -4,7 +4,6 @@ service killed mid-grade grades its queued work after a restart."""
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from contextlib import contextmanager
 import pytest
 
 from assessment_helpers import ROOT, fixture_source
+from tests.servers import free_port, wait_until_answering
 
 pytestmark = [pytest.mark.db, pytest.mark.slow]
 
@@ -34,12 +34,6 @@ def _redis_up() -> bool:
         return True
     except Exception:
         return False
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Api:
@@ -84,20 +78,13 @@ class Api:
 @contextmanager
 def serving(env):
     """`flask run` on a free port with this environment; killed (whole group) on exit."""
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "flask", "run", "--port", str(port)], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(base + "/api/v1/tasks", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            pytest.fail("the server did not start")
+        wait_until_answering(base + "/api/v1/tasks", proc)
         yield base, proc
     finally:
         _kill_group(proc)

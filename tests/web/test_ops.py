@@ -1,6 +1,5 @@
 """/healthz and /metrics (web/ops.py), in the app and under gunicorn with several workers."""
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -11,17 +10,13 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.servers import free_port, wait_until_answering
+
 pytestmark = pytest.mark.db
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("KERNELPATH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 CORRECT = (ROOT / "tests/fixtures/submissions/vector_add/raw_kernel.py").read_text()
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _redis_up() -> bool:
@@ -63,7 +58,7 @@ def test_healthz_names_an_unreachable_database():
     from app import create_app
 
     app = create_app({"TESTING": True, "SECRET_KEY": "t", "SQLALCHEMY_DATABASE_URI":
-                      f"postgresql://postgres@127.0.0.1:{_closed_port()}/none"})
+                      f"postgresql://postgres@127.0.0.1:{free_port()}/none"})
     resp = app.test_client().get("/healthz")
     assert resp.status_code == 503
     body = resp.get_json()
@@ -76,10 +71,11 @@ def test_healthz_names_an_unreachable_broker(database_url, app):
 
     broken = create_app({"TESTING": True, "SECRET_KEY": "t",
                          "SQLALCHEMY_DATABASE_URI": database_url, "GRADING_QUEUE": "celery",
-                         "CELERY_BROKER_URL": f"redis://127.0.0.1:{_closed_port()}/0"})
+                         "CELERY_BROKER_URL": f"redis://127.0.0.1:{free_port()}/0"})
     started = time.monotonic()
     resp = broken.test_client().get("/healthz")
-    assert time.monotonic() - started < 5
+    # bounded by the check's own timeouts, not kombu's retries (minutes); loose for busy machines
+    assert time.monotonic() - started < 20
     assert resp.status_code == 503
     body = resp.get_json()
     assert body["failed"] == ["grading_queue"] and body["checks"]["database"] == "ok"
@@ -165,7 +161,7 @@ def test_gunicorn_refuses_several_processes_with_the_local_engine(database_url):
 def test_gunicorn_serves_with_metrics_added_up_across_workers(app, database_url):
     if not _redis_up():
         pytest.skip(f"Redis is not reachable at {REDIS_URL}")
-    port = _closed_port()
+    port = free_port()
     env = _gunicorn_env(database_url, WEB_CONCURRENCY="2", KERNELPATH_GRADING_QUEUE="celery",
                         CELERY_BROKER_URL=REDIS_URL,
                         KERNELPATH_CELERY_KEY_PREFIX=f"kp-test-{uuid.uuid4().hex}:")
@@ -173,14 +169,7 @@ def test_gunicorn_serves_with_metrics_added_up_across_workers(app, database_url)
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(base + "/healthz", timeout=5)
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("gunicorn did not answer")
+        wait_until_answering(base + "/healthz", proc)
         for _ in range(7):
             with urllib.request.urlopen(base + "/healthz", timeout=5) as resp:
                 assert resp.status == 200
