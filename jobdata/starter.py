@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import current_app
 from sqlalchemy import select
 
 from accounts.models import Organisation
@@ -14,6 +13,8 @@ from .models import Job
 from .service import create_job
 
 EXAMPLES_ORGANISATION = "KernelPath examples"
+# Where a checkout keeps the shared seed postings: beside the project, when there is one.
+SEEDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
 
 def _examples_organisation() -> Organisation:
@@ -35,7 +36,7 @@ def _seed_posting(seeds_dir: Path) -> tuple[str, str] | None:
 
 def load_starter(seeds_dir: str | Path | None = None) -> int:
     """Add the seed posting and the labelled corpus as jobs; returns how many were new."""
-    seeds = Path(seeds_dir) if seeds_dir else Path(current_app.root_path).parent / "shared" / "seeds"
+    seeds = Path(seeds_dir) if seeds_dir else SEEDS_DIR
     org = _examples_organisation()
     known = set(db.session.scalars(select(Job.source).where(Job.source.is_not(None))))
     added = 0
