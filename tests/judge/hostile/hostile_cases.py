@@ -558,7 +558,8 @@ attempt("subprocess.Popen", lambda: subprocess.Popen(SH).wait())
 attempt("os.popen", lambda: os.popen(SH[2]).read())''',
     "os_system": '''attempt("os.system", lambda: os.system(SH[2]))''',
     "os_exec": '''attempt("os.execv", lambda: os.execv(SH[0], SH))
-attempt("os.execvpe", lambda: os.execvpe("sh", SH, dict(os.environ)))''',
+attempt("os.execvpe", lambda: os.execvpe("sh", SH, dict(os.environ)))
+attempt("os.execve(fd)", lambda: os.execve(os.open(SH[0], os.O_RDONLY), SH, dict(os.environ)))''',
     "posix_spawn": '''attempt("os.posix_spawn", lambda: os.waitpid(os.posix_spawn(SH[0], SH, dict(os.environ)), 0))
 attempt("os.posix_spawnp", lambda: os.waitpid(os.posix_spawnp("sh", SH, dict(os.environ)), 0))''',
     "pty_spawn": '''import pty
@@ -578,6 +579,15 @@ argv = (ctypes.c_char_p * 4)(*[s.encode() for s in SH], None)
 attempt("libc.system", lambda: libc.system(SH[2].encode()))
 attempt("libc.execve", lambda: (libc.execve(SH[0].encode(), argv, None), ctypes.get_errno()))
 attempt("libc.execv", lambda: (libc.execv(SH[0].encode(), argv), ctypes.get_errno()))''',
+    "raw_syscalls": '''import ctypes, platform
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+argv = (ctypes.c_char_p * 4)(*[s.encode() for s in SH], None)
+EXECVE, EXECVEAT = {"x86_64": (59, 322), "aarch64": (221, 281)}[platform.machine()]
+AT_FDCWD = -100
+attempt("syscall(execve)", lambda: (libc.syscall(EXECVE, SH[0].encode(), argv, None), ctypes.get_errno()))
+attempt("syscall(execveat)", lambda: (libc.syscall(EXECVEAT, AT_FDCWD, SH[0].encode(), argv, None, 0),
+                                      ctypes.get_errno()))''',
     "thread": '''import subprocess, threading
 t = threading.Thread(target=attempt, args=("thread subprocess.run",
                                             lambda: subprocess.run(SH).returncode))

@@ -100,17 +100,21 @@ class Stage:
 def cache_listing() -> dict:
     """Digests of the shared emulator cache's runtime objects and the identity of every build
     and entry in the parent's build cache (build_cache.py: what runs load). Entries can appear
-    with other test runs on the machine; none may change."""
+    or be evicted with other test runs on the machine; none may change. An entry's JSON is
+    compared by content: reading an entry touches it (its last use, for eviction)."""
     root = Path(sandbox.emulator_cache_dir())
     if not root.is_dir():
         return {}
     out = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in root.glob("kp_core-*.o")}
     for p in root.glob("[bgl]*/*.*"):   # builds/, gates/, listings/
+        if p.suffix == ".lock" or p.name.startswith(".tmp-"):
+            continue                    # workers' coordination, not entries
         try:
             st = p.stat()
+            seen = hashlib.sha256(p.read_bytes()).hexdigest() if p.suffix == ".json" else st.st_mtime_ns
         except OSError:
             continue
-        out[f"{p.parent.name}/{p.name}"] = (st.st_ino, st.st_size, st.st_mtime_ns)
+        out[f"{p.parent.name}/{p.name}"] = (st.st_ino, st.st_size, seen)
     return out
 
 
@@ -130,8 +134,10 @@ def assert_contained(report, st: Stage) -> None:
     if report.sandbox is not None:
         assert report.sandbox == sandbox.BUBBLEWRAP
     after = cache_listing()
-    assert all(after.get(name) == digest for name, digest in st.cache_before.items()), \
-        "a shared emulator runtime object changed"
+    assert all(after.get(name) == digest for name, digest in st.cache_before.items()
+               if name.startswith("kp_core-")), "a shared emulator runtime object changed"
+    assert all(after.get(name) in (digest, None) for name, digest in st.cache_before.items()), \
+        "an entry of the build cache changed"   # absent: evicted, which other runs may do
     root = Path(sandbox.emulator_cache_dir())
     assert not (root.is_dir() and any(st.token in p.name for p in root.rglob("*"))), \
         "the submission planted a file in the shared emulator cache"
