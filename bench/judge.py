@@ -132,8 +132,20 @@ def _tree_of(rev: str):
     if archive.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
         return None, archive.stderr.decode(errors="replace").strip() or f"git archive {rev} failed"
-    subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+    unpacked = subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, capture_output=True)
+    if unpacked.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return None, unpacked.stderr.decode(errors="replace").strip() or "tar failed"
     return tmp, ""
+
+
+def _json_line(line: str) -> dict | None:
+    """A timed run from judge_tree.py; None for anything else that tree's judge printed."""
+    try:
+        run = json.loads(line)
+    except ValueError:
+        return None
+    return run if isinstance(run, dict) and "seconds" in run else None
 
 
 def _judged_by_tree(rev: str, jobs: list[dict]) -> tuple[list[dict], str]:
@@ -150,7 +162,7 @@ def _judged_by_tree(rev: str, jobs: list[dict]) -> tuple[list[dict], str]:
                               cwd=tree)
         if done.returncode != 0:
             return [], (done.stderr.strip().splitlines() or ["failed"])[-1]
-        return [json.loads(line) for line in done.stdout.splitlines() if line.strip()], ""
+        return [run for run in map(_json_line, done.stdout.splitlines()) if run], ""
     finally:
         shutil.rmtree(tree, ignore_errors=True)
         shutil.rmtree(cache, ignore_errors=True)

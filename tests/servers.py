@@ -4,7 +4,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -20,7 +19,8 @@ def free_port() -> int:
 
 def wait_until_answering(url: str, proc: subprocess.Popen, timeout_s: float = 120.0,
                          log: Path | None = None) -> None:
-    """Poll `url` until the server answers with any HTTP status. Fails the test, with the end of
+    """Poll `url` until the server answers it successfully (an error status may be a server
+    still warming up: it is asked again). Fails the test, with the end of
     the server's `log` file (where its output goes: a pipe nobody reads would fill up and stall
     the server), as soon as the process exits or after `timeout_s` (generous: a loaded machine
     starts a server slowly)."""
@@ -31,9 +31,7 @@ def wait_until_answering(url: str, proc: subprocess.Popen, timeout_s: float = 12
         try:
             with urllib.request.urlopen(url, timeout=5):
                 return
-        except urllib.error.HTTPError:
-            return                              # it answered, with an error status of its own
-        except OSError:
+        except OSError:                         # refused, timed out, or an HTTP error status
             time.sleep(0.1)
     proc.kill()
     pytest.fail(f"the server did not answer {url} within {timeout_s:g} s: {_tail(log)}")

@@ -84,16 +84,51 @@ class BuildCache:
             entry = {**entry, "size": len(data)}
             _publish(self.file(section, k), data)
         _publish(self.root / section / f"{k}.json", json.dumps(entry).encode())
-        self.trim()
+        try:
+            self.trim()
+        except OSError:   # housekeeping: the entry is published whatever happens here
+            pass
         return entry
 
     @contextlib.contextmanager
     def locked(self, section: str, k: str):
         """Held while one worker makes `k`; others wait, then find the entry."""
-        fd = os.open(self.root / section / f"{k}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        path = self.root / section / f"{k}.lock"
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                if _is_current(fd, path):
+                    break
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)   # eviction removed the file we waited on: lock the one there now
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            with contextlib.suppress(OSError):
+                os.utime(fd)   # in use now: the leftover sweep goes by this
             yield
+        finally:
+            os.close(fd)
+
+    @contextlib.contextmanager
+    def _unless_locked(self, section: str, k: str):
+        """Yields True holding `k`'s lock file when no worker holds it, else False. The lock
+        file may then be removed: a worker that opened it meanwhile sees it is gone once it
+        holds it (`locked` compares inodes) and locks the new one."""
+        path = self.root / section / f"{k}.lock"
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError:
+            yield False
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = _is_current(fd, path)
+            except OSError:
+                held = False
+            yield held
         finally:
             os.close(fd)
 
@@ -124,10 +159,10 @@ class BuildCache:
                         size += st.st_size
                         used = max(used, st.st_mtime)
                         has_json |= item.name == f"{stem}.json"
-                if not has_json and now - used > ORPHAN_S:   # never published: nobody reads it
-                    freed += _remove(items)
-                elif has_json:
+                if has_json:
                     entries.append((used, size, section, stem))
+                elif now - used > ORPHAN_S:   # never published, or a lock nobody used for long
+                    freed += self._remove_leftovers(section, stem, items)
         total = sum(size for _, size, _, _ in entries)
         if total <= self.budget_bytes:
             return freed
@@ -143,28 +178,26 @@ class BuildCache:
     def _evict(self, section: str, k: str) -> bool:
         """Removes one entry unless a worker is making it: JSON first, so a reader sees it whole
         or absent; a run that linked its file into a view keeps its copy."""
-        lock = self.root / section / f"{k}.lock"
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError:
-            return False
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
+        with self._unless_locked(section, k) as held:
+            if not held:
                 return False
             folder = self.root / section
             paths = [folder / f"{k}.json"] + ([self.file(section, k)] if SECTIONS[section] else [])
-            for path in paths:
+            for path in paths + [folder / f"{k}.lock"]:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
-            # A worker waiting on this lock finds no entry and makes it again; at worst two
-            # workers make the same key at once and publish the same bytes.
-            with contextlib.suppress(FileNotFoundError):
-                lock.unlink()
             return True
-        finally:
-            os.close(fd)
+
+    def _remove_leftovers(self, section: str, k: str, items) -> int:
+        if k.startswith(".tmp-"):
+            return _remove(items)
+        with self._unless_locked(section, k) as held:
+            if not held:
+                return 0
+            freed = _remove(items)
+            with contextlib.suppress(FileNotFoundError):
+                (self.root / section / f"{k}.lock").unlink()
+            return freed
 
     # -- a run's view ------------------------------------------------------------------------
     def view(self) -> "RunView":
@@ -183,17 +216,18 @@ class BuildCache:
 
 
 class RunView:
-    """The builds one run asked for, as hard links in a directory of its own (copies where the
-    filesystem has no links)."""
+    """The builds (or cubins) one run asked for, as hard links in a directory of its own (copies
+    where the filesystem has no links)."""
 
     def __init__(self, cache: BuildCache, path: Path):
         self.cache = cache
         self.path = path
         os.chmod(path, 0o755)
 
-    def add(self, k: str) -> str:
-        """Links build `k` into the view; FileNotFoundError when it was evicted meanwhile."""
-        source = self.cache.file("builds", k)
+    def add(self, k: str, section: str = "builds") -> str:
+        """Links entry `k`'s file into the view and returns its name there; FileNotFoundError
+        when it was evicted meanwhile."""
+        source = self.cache.file(section, k)
         target = self.path / source.name
         if not target.exists():
             try:
@@ -220,6 +254,14 @@ def budget_from_env() -> int:
     if mb < 0:
         raise ValueError("KERNELPATH_BUILD_CACHE_MB must not be negative")
     return int(mb * 1024 * 1024)
+
+
+def _is_current(fd: int, path: Path) -> bool:
+    """Whether the open lock file `fd` is still the one at `path` (not removed meanwhile)."""
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
 
 
 def _remove(items) -> int:

@@ -44,7 +44,7 @@ class CompileLimits:
     file_size: int = 256 * MiB
     tmpfs_size: int = 1 * GiB
     open_files: int = 256
-    memory: int = 3 * GiB           # the job's cgroup, over all its processes and its tmpfs
+    memory: int = 6 * GiB           # the job's cgroup, over all its processes and its tmpfs
     processes: int = 64             # the job's cgroup: g++ with its cc1plus, as and ld
 
 
@@ -119,9 +119,18 @@ class Job:
         self.timeout_s = timeout_s
         self.deadline = time.monotonic() + timeout_s
         self.limits = limits
+        self.proc: subprocess.Popen | None = None
         # Where the machine gives the judge cgroups, a job's processes share one memory and
         # process cap (RLIMIT_AS is per process), and killing the job empties the group.
         self.group = cgroups.create(limits.processes, limits.memory)
+        try:
+            self._start(module, job, isolation, readonly)
+        except BaseException:
+            self._release()
+            raise
+
+    def _start(self, module: str, job: dict, isolation: str, readonly: tuple[str, ...]) -> None:
+        limits = self.limits
         filter_r = None
         pass_fds: tuple[int, ...] = ()
         if isolation == BUBBLEWRAP:
@@ -134,9 +143,8 @@ class Job:
                 command(module, isolation, readonly, filter_r, limits), stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(isolation),
                 pass_fds=pass_fds, start_new_session=True, cwd="/",
-                preexec_fn=_preexec(limits, max(1, int(timeout_s) + 1), self.group))
-        except OSError as exc:
-            self._release()
+                preexec_fn=_preexec(limits, max(1, int(self.timeout_s) + 1), self.group))
+        except (OSError, subprocess.SubprocessError) as exc:
             raise JobFailed(f"the compile sandbox did not start: {exc}") from None
         finally:
             if filter_r is not None:
@@ -153,12 +161,14 @@ class Job:
     def answer(self) -> dict:
         proc = self.proc
         try:
-            out, err = proc.communicate(self._input, timeout=max(self.deadline - time.monotonic(), 0.001))
-        except subprocess.TimeoutExpired:
+            try:
+                out, err = proc.communicate(self._input,
+                                            timeout=max(self.deadline - time.monotonic(), 0.001))
+            except subprocess.TimeoutExpired:
+                raise JobFailed(f"took longer than {self.timeout_s:g} s", timed_out=True) from None
+            oom = self.group is not None and self.group.oom_killed()
+        finally:
             self._release()
-            raise JobFailed(f"took longer than {self.timeout_s:g} s", timed_out=True) from None
-        oom = self.group is not None and self.group.oom_killed()
-        self._release()
         if oom:
             raise JobFailed(f"used more than {self.limits.memory // MiB} MiB of memory",
                             out_of_memory=True)
@@ -179,7 +189,7 @@ class Job:
 
     def _release(self) -> None:
         """Kill what is left of the job and remove its cgroup."""
-        if getattr(self, "proc", None) is not None:
+        if self.proc is not None:
             _kill(self.proc)
         if self.group is not None:
             self.group.kill(wait_s=2.0)

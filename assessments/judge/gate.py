@@ -41,11 +41,15 @@ class RunGate(Service):
         self.prefetch = False            # start the SASS of each new cubin at once
         self._tools: list | None = None
         self._pending: list[tuple[compile_sandbox.Job, list[str]]] = []   # SASS jobs under way
+        self._view: build_cache.RunView | None = None   # the cubins the SASS jobs read
 
     def close(self) -> None:
         for job, _ in self._pending:
             job.cancel()
         self._pending = []
+        if self._view is not None:
+            self._view.close()
+            self._view = None
 
     def _serve(self, msg: dict) -> dict:
         request = valid(msg)
@@ -138,7 +142,20 @@ class RunGate(Service):
             pass   # those programs go without listings
 
     def _start_sass(self, keys: list[str]) -> compile_sandbox.Job | None:
-        paths = tuple(str(self.cache.file("gates", k)) for k in keys)
+        """nvdisasm on the cubins of `keys`, linked into this run's own view first: an entry
+        evicted meanwhile goes without SASS, and the job reads nothing the cache may drop."""
+        if self._view is None:
+            self._view = self.cache.view()
+        linked = []
+        for k in keys:
+            try:
+                linked.append((k, str(self._view.path / self._view.add(k, "gates"))))
+            except FileNotFoundError:
+                continue
+        if not linked:
+            return None
+        keys = [k for k, _ in linked]
+        paths = tuple(path for _, path in linked)
         try:
             job = compile_sandbox.Job(compile_sandbox.LISTING_MODULE,
                                       {"cubins": list(paths), "budget_s": BUDGET_S},

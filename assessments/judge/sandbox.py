@@ -54,7 +54,7 @@ class Limits:
     kernel_timeout_s: float = 10.0   # one emulated launch (cpu): an endless kernel ends as an incident
     compile_s: float = 60.0          # one compile job (gate, build): off op_wall_s and wall_s
     compile_total_s: float = 300.0   # all the run's compile jobs
-    compile_memory: int = 3 * GiB    # one compile job's cgroup memory cap (its processes, its tmpfs)
+    compile_memory: int = 6 * GiB    # one compile job's cgroup memory cap (its processes, its tmpfs)
     address_space: int | None = 4 * GiB   # RLIMIT_AS per process; None on a GPU (CUDA maps huge ranges)
     data_size: int | None = None          # RLIMIT_DATA per process (where RLIMIT_AS is off)
     memory: int | None = 6 * GiB          # cgroup memory cap over all of the run's processes

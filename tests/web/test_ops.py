@@ -158,18 +158,20 @@ def test_gunicorn_refuses_several_processes_with_the_local_engine(database_url):
     assert result.returncode != 0 and "one web process per database" in result.stderr
 
 
-def test_gunicorn_serves_with_metrics_added_up_across_workers(app, database_url):
+def test_gunicorn_serves_with_metrics_added_up_across_workers(app, database_url, tmp_path):
     if not _redis_up():
         pytest.skip(f"Redis is not reachable at {REDIS_URL}")
     port = free_port()
     env = _gunicorn_env(database_url, WEB_CONCURRENCY="2", KERNELPATH_GRADING_QUEUE="celery",
                         CELERY_BROKER_URL=REDIS_URL,
                         KERNELPATH_CELERY_KEY_PREFIX=f"kp-test-{uuid.uuid4().hex}:")
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tmp_path / "gunicorn.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}"],
+                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=out)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_until_answering(base + "/healthz", proc)
+        wait_until_answering(base + "/healthz", proc, log=log)
         for _ in range(7):
             with urllib.request.urlopen(base + "/healthz", timeout=5) as resp:
                 assert resp.status == 200
@@ -177,11 +179,12 @@ def test_gunicorn_serves_with_metrics_added_up_across_workers(app, database_url)
             found = samples(resp.read().decode())
     finally:
         proc.terminate()
-        _, stderr = proc.communicate(timeout=30)
+        proc.communicate(timeout=30)
+    stderr = log.read_text(errors="replace")
     key = labels(endpoint="ops.healthz", method="GET", status="200")
     # Whichever process answered each of the 8, either one's /metrics adds up both files.
     assert found[("kernelpath_http_request_duration_seconds_count", key)] == 8
     assert ("kernelpath_grading_queue_depth",
             labels(status="queued", kind="submission", backend="cpu")) in found
-    assert proc.returncode == 0, stderr.decode()[-2000:]
-    assert stderr.decode().count("Booting worker") == 2
+    assert proc.returncode == 0, stderr[-2000:]
+    assert stderr.count("Booting worker") == 2

@@ -5,6 +5,7 @@ import base64
 import dataclasses
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,81 @@ def test_a_cache_too_small_for_one_build_still_judges(cache, monkeypatch):
     for seed in (1, 2):
         r = judge("vector_add", RAW, seed=seed, listings=False)
         assert r.verdict is Verdict.ACCEPTED, _describe(r)
+
+
+def test_a_key_being_made_keeps_its_lock_file(tmp_path):
+    """Eviction and the leftover sweep never remove a lock a worker holds, however old."""
+    cache = BuildCache(tmp_path / "c", budget_bytes=10**6)
+    cache.put("builds", "made", {"ok": True}, b"library")
+    cache.budget_bytes = 0
+    with cache.locked("builds", "made"), cache.locked("gates", "slow"):
+        lock = tmp_path / "c" / "gates" / "slow.lock"
+        _aged(lock, 2 * 3600)                     # a compile that waited long on another
+        cache.trim(force=True)
+        assert lock.exists() and (tmp_path / "c" / "builds" / "made.lock").exists()
+        assert cache.get("builds", "made") is not None
+    cache.trim(force=True)
+    assert cache.get("builds", "made") is None
+    assert not lock.exists()                      # free, and unused for an hour: swept
+
+
+def test_a_worker_waiting_on_a_removed_lock_file_locks_the_new_one(tmp_path):
+    import fcntl
+    import threading
+    cache = BuildCache(tmp_path / "c")
+    path = tmp_path / "c" / "builds" / "k.lock"
+    inside, order = threading.Event(), []
+    with cache.locked("builds", "k"):
+        def second():
+            with cache.locked("builds", "k"):
+                order.append(os.stat(path).st_ino)
+                inside.set()
+        waiter = threading.Thread(target=second)
+        waiter.start()
+        time_to_open = 0.2
+        inside.wait(time_to_open)                 # it is blocked on our lock
+        assert not inside.is_set()
+        path.unlink()                             # what eviction does to a free key's lock
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)   # a third worker's new lock file
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    # The waiter now holds the old, removed file: it must notice and wait for the new one.
+    inside.wait(0.5)
+    assert not inside.is_set(), "two workers held the same key's lock at once"
+    os.close(fd)
+    waiter.join(30)
+    assert order == [os.stat(path).st_ino]
+
+
+def test_a_build_evicted_before_it_is_linked_is_made_again(tmp_path, monkeypatch):
+    from assessments.judge import build_cache
+    cache = BuildCache(tmp_path / "c")
+    k = build_cache.key("build", CPU.emulator_fingerprint(), "src", (), (), False)
+    cache.put("builds", k, {"ok": True, "meta": {}}, b"\x7fELF library")
+    service = builds.RunBuilds(CPU, CPU.limits, UNSAFE, cache)
+    made = []
+    real_add = service.view.add
+
+    def evicted_once(key, section="builds"):
+        if not made:
+            made.append("evicted")
+            cache._evict("builds", key)
+            raise FileNotFoundError(key)
+        return real_add(key, section)
+    monkeypatch.setattr(service.view, "add", evicted_once)
+    monkeypatch.setattr(service, "_compile", lambda request, keys, core: made.append("compiled") or
+                        cache.put("builds", keys[False], {"ok": True, "meta": {}}, b"\x7fELF again"))
+    try:
+        reply, _ = service.serve({"source": "src", "options": [], "name_expressions": [],
+                                  "checking": False})
+    finally:
+        service.close()
+    assert reply["ok"] and made == ["evicted", "compiled"], (reply, made)
+
+
+def test_a_compile_job_that_cannot_start_leaves_no_cgroup(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise subprocess.SubprocessError("Exception occurred in preexec_fn.")
+    monkeypatch.setattr(compile_sandbox.subprocess, "Popen", refuse)
+    with pytest.raises(compile_sandbox.JobFailed, match="did not start"):
+        compile_sandbox.Job(compile_sandbox.LISTING_MODULE, {}, timeout_s=5)
+    assert not list(cgroups_left())
