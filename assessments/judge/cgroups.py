@@ -8,6 +8,7 @@ None and the runner falls back to a watchdog (runner.py).
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -238,11 +239,15 @@ def create(processes: int, memory: int | None) -> RunGroup | None:
 
 
 def remove_stale() -> None:
-    """Remove empty groups left by judge processes that no longer exist."""
+    """Empty and remove the groups of judge processes that no longer exist: a judge killed
+    mid-run leaves its group, and whatever the run still had in it (a sandbox whose start was
+    cut short waits forever otherwise)."""
     found = layout()
     if found is None:
         return
-    for parent in found[1].values():
+    version, parents = found
+    stale: dict[str, dict[str, Path]] = {}
+    for key, parent in parents.items():
         try:
             entries = list(parent.glob(PREFIX + "*"))
         except OSError:
@@ -250,7 +255,11 @@ def remove_stale() -> None:
         for d in entries:
             pid = d.name[len(PREFIX):].split("-", 1)[0]
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                try:
+                stale.setdefault(d.name, {})[key] = d
+    for name, dirs in stale.items():
+        if "pids" not in dirs and "" not in dirs:
+            for d in dirs.values():   # no pids hierarchy left to find members by: only if empty
+                with contextlib.suppress(OSError):
                     d.rmdir()
-                except OSError:
-                    pass
+            continue
+        RunGroup(version, dirs).remove()

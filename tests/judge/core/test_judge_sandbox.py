@@ -3,6 +3,7 @@ bubblewrap, the unsafe opt-out, the seccomp filter, the cgroup and the GPU devic
 import ast
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -201,6 +202,29 @@ def test_cgroup_caps_and_cleanup():
         group.remove()
         proc.wait(timeout=10)
     assert not any(d.exists() for d in group.dirs.values())
+
+
+def test_a_killed_judge_leaves_nothing_running(monkeypatch):
+    """A judge process killed mid-run leaves its run's group with what was in it; the next
+    judge process on the machine empties and removes it."""
+    found = cgroups.layout()
+    if found is None:
+        pytest.skip("no cgroup for the judge on this machine")
+    gone = subprocess.Popen(["true"])
+    gone.wait()                                   # a judge process that no longer exists
+    monkeypatch.setattr(os, "getpid", lambda: gone.pid)
+    group = cgroups.create(processes=8, memory=None)
+    monkeypatch.undo()
+    assert group is not None and group.dirs[next(iter(group.dirs))].name.startswith(
+        f"{cgroups.PREFIX}{gone.pid}-")
+    stuck = subprocess.Popen(["sleep", "300"], preexec_fn=group.attach_self)
+    try:
+        cgroups.remove_stale()
+        assert stuck.wait(timeout=10) == -signal.SIGKILL
+        assert not any(d.exists() for d in group.dirs.values())
+    finally:
+        stuck.kill()
+        group.remove()
 
 
 def test_gpu_nodes_follow_cuda_visible_devices(monkeypatch):
