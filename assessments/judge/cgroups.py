@@ -154,8 +154,11 @@ class RunGroup:
         return self._counter(mem / name, "oom_kill") > 0
 
     def members(self) -> list[int]:
+        """The group's processes as this PID namespace numbers them; one outside it reads as 0,
+        which is never a process to signal (kill(0) is the caller's own process group)."""
         try:
-            return [int(x) for x in (self._pids / "cgroup.procs").read_text().split()]
+            return [pid for pid in map(int, (self._pids / "cgroup.procs").read_text().split())
+                    if pid > 0]
         except (OSError, ValueError):
             return []
 
