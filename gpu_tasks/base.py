@@ -51,6 +51,8 @@ class Task:
     cost: Callable[[dict], tuple[int, int]]
     # Optional: inputs -> the `scale` keyword of the "sum_abs" check (e.g. sum(|x|)).
     scale: Optional[Callable[[dict], float]] = field(default=None)
+    # Optional: inputs -> the `atol` keyword of the "norm" check (see rounding_atol).
+    atol: Optional[Callable[[dict], float]] = field(default=None)
     # Small visible tests a candidate may run any number of times ("Run on samples"); their
     # inputs come from a public seed, so they prove nothing and are never scored.
     samples: tuple[TestCase, ...] = ()
@@ -93,7 +95,22 @@ class Task:
         tol = dict(self.tolerance)
         if self.scale is not None:
             tol["scale"] = float(self.scale(inputs))
+        if self.atol is not None:
+            tol["atol"] = float(self.atol(inputs))
         return tol
+
+
+def rounding_atol(reference: Callable[[dict], dict], output: str, factor: float = 1e-6):
+    """The norm check's absolute tolerance for outputs that are sums of products (convolution,
+    matrix products): `factor` times the norm of the same computation on the inputs' absolute
+    values. That is the scale of float32 rounding in each sum (its forward error bound), so an
+    output that cancels to nearly zero, as a test with a single output can, is not failed for
+    rounding alone; `factor` (1e-6, about 17 units of float32 rounding) keeps the check tight
+    wherever the sums do not cancel."""
+    def atol(inputs: dict) -> float:
+        magnitudes = {k: np.abs(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
+        return factor * float(np.linalg.norm(np.ravel(reference(magnitudes)[output])))
+    return atol
 
 
 def output_like(shape, dtype: str) -> np.ndarray:
