@@ -1,6 +1,8 @@
 """The stand-in's array API, launch validation, gate and incident plumbing (no emulator needed)."""
 from __future__ import annotations
 
+import numpy as np
+
 # A stand-in emulator that records launches and fails on request (installed in the snippet).
 FAKE_EMULATOR = r'''
 import types
@@ -129,6 +131,43 @@ def test_cuda_namespace_is_usable_without_a_gpu(shim_run):
     assert r["current"] is True and r["elapsed"] == 0.0 and r["pool"] == 0
     assert all(r["errors"])
     assert "invalid device ordinal" in r["bad_device"]
+
+
+def test_more_of_cupy_and_cupyx_that_submissions_import(shim_run):
+    r = shim_run(r'''
+    from cupy.lib.stride_tricks import sliding_window_view
+    from cupyx.profiler import benchmark, time_range
+    from cupyx.scipy.special import expit, log_softmax, logsumexp, softmax
+    x = cp.asarray(np.array([[1.0, 2.0, 3.0], [101.0, 102.0, 103.0]], np.float32))
+    R["windows"] = sliding_window_view(cp.arange(5), 3).sum(axis=1).tolist()
+    R["windows_type"] = type(sliding_window_view(cp.arange(5), 3)).__name__
+    R["softmax"] = softmax(x, axis=1).tolist()
+    R["softmax_type"] = [type(softmax(x, axis=1)).__name__, str(softmax(x, axis=1).dtype)]
+    R["log_softmax"] = log_softmax(x, axis=1).tolist()
+    R["logsumexp"] = logsumexp(x, axis=1).tolist()
+    R["expit"] = expit(cp.asarray([0.0])).tolist()
+    with time_range("region"):
+        pass
+    R["benchmark"] = len(benchmark(lambda: None, n_repeat=5, n_warmup=1).cpu_times)
+    try:
+        import cupyx.scipy.signal  # noqa: F401
+    except ModuleNotFoundError as exc:
+        R["missing"] = str(exc)
+    try:
+        from cupyx.scipy import ndimage  # noqa: F401
+    except ImportError as exc:
+        R["missing_from"] = str(exc)
+    ''')
+    assert r["windows"] == [3, 6, 9] and r["windows_type"] == "ndarray"
+    row = [0.09003057, 0.24472847, 0.66524096]
+    assert all(abs(a - b) < 1e-6 for got in r["softmax"] for a, b in zip(got, row))
+    assert r["softmax_type"] == ["ndarray", "float32"]
+    assert abs(r["log_softmax"][1][2] - np.log(row[2])) < 1e-5
+    assert abs(r["logsumexp"][1] - (103 + np.log(sum(np.exp(np.array([-2.0, -1.0, 0.0])))))) < 1e-4
+    assert r["expit"] == [0.5] and r["benchmark"] == 5
+    assert r["missing"].startswith("cupyx.scipy.signal is not in the judge's CPU stand-in for "
+                                   "CuPy: write it as a kernel or as array code")
+    assert r["missing_from"].startswith("cupyx.scipy.ndimage is not in the judge's CPU stand-in")
 
 
 def test_launch_validation_matches_cupy(shim_run):

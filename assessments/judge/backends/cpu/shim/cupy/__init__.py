@@ -9,6 +9,7 @@ import sys as _sys
 
 import numpy as _numpy
 
+from _kpshim import missing as _missing
 from _kpshim import numpy_api as _api
 from _kpshim.array import empty as _empty
 from _kpshim.array import from_numpy as _from_numpy
@@ -23,8 +24,10 @@ __version__ = "14.2.0"
 _kp_checking = False
 _kp_timeout_s = None
 
+_missing.install()
+
 from cupy import cuda  # noqa: E402
-from cupy import fft, linalg, random  # noqa: E402,F401
+from cupy import fft, lib, linalg, random  # noqa: E402,F401
 
 # -- dtypes and constants (CuPy re-exports numpy's) ----------------------------------------------
 from numpy import (  # noqa: E402,F401

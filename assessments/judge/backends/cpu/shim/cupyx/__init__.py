@@ -1,7 +1,12 @@
-"""Stand-in for `cupyx` on the judge's CPU backend: jit, scatter helpers, pinned host arrays."""
+"""Stand-in for `cupyx` on the judge's CPU backend: jit, profiler, scipy.special, scatter helpers,
+pinned host arrays."""
 import numpy as _numpy
 
-from cupyx import jit  # noqa: F401
+from _kpshim import missing as _missing
+
+_missing.install()
+
+from cupyx import jit, profiler, scipy  # noqa: E402,F401
 from _kpshim.array import ndarray as _ndarray
 from _kpshim.array import wrap as _wrap
 
