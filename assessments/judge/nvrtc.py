@@ -112,11 +112,13 @@ def _find_libnvrtc() -> str:
 
 
 def include_dirs() -> list[str]:
-    """-I directories: CUDA headers, CuPy's headers and its bundled libcudacxx."""
+    """-I directories: CUDA headers, CuPy's headers and its bundled CCCL (libcudacxx, CUB and
+    Thrust), as CuPy itself passes them to NVRTC."""
     out = []
+    cccl = ("cupy", "_core", "include", "cupy", "_cccl")
     for site in site_dirs():
         for parts in (("nvidia", "cu13", "include"), ("cupy", "_core", "include"),
-                      ("cupy", "_core", "include", "cupy", "_cccl", "libcudacxx")):
+                      (*cccl, "libcudacxx"), (*cccl, "cub"), (*cccl, "thrust")):
             path = os.path.join(site, *parts)
             if os.path.isdir(path) and path not in out:
                 out.append(path)

@@ -123,7 +123,7 @@ def test_a_slow_emulator_build_is_a_compile_error(cache, monkeypatch):
     monkeypatch.setattr(compile_sandbox, "run_job", slow_builds)
     r = judge("vector_add", RAW, seed=1, listings=False)
     assert r.verdict is Verdict.COMPILE_ERROR, _describe(r)
-    assert r.message == "compile error in kernel 'vadd': compile error in kernel vadd: compiling the " \
+    assert r.message == "compile error in kernel 'vadd': compiling the " \
                         "kernel for the CPU emulator took longer than 60 s (the compile time limit)"
 
 

@@ -137,3 +137,29 @@ def test_huge_allocation_is_memory_limit():
 def test_wrong_arity_found_statically():
     r = judge("vector_add", "def solve(a, b, c):\n    pass\n", backend="cpu")
     assert r.verdict is Verdict.RUNTIME_ERROR and "solve(a, b, c, n)" in r.message
+
+
+def test_cub_on_the_emulator_is_a_compile_error_that_says_why():
+    source = """import cupy as cp
+_k = cp.RawKernel(r\'\'\'
+#include <cub/block/block_reduce.cuh>
+extern "C" __global__ void reduce_cub(const float* x, float* out, int n) {
+    typedef cub::BlockReduce<float, 256> BlockReduce;
+    __shared__ typename BlockReduce::TempStorage temp;
+    float s = 0.0f;
+    for (int i = blockIdx.x * 256 + threadIdx.x; i < n; i += 256 * gridDim.x) s += x[i];
+    float total = BlockReduce(temp).Sum(s);
+    if (threadIdx.x == 0) atomicAdd(out, total);
+}
+\'\'\', "reduce_cub")
+
+def solve(x, out, n):
+    out.fill(0)
+    _k((min((n + 255) // 256, 512),), (256,), (x, out, cp.int32(n)))
+"""
+    r = judge("reduce_sum", source, backend="cpu", seed=1, listings=False)
+    assert r.verdict is Verdict.COMPILE_ERROR, _describe(r)
+    assert r.message == ("compile error in kernel 'reduce_cub': error: CUB "
+                         "(cub/block/block_reduce.cuh) is not available on the CPU emulator: "
+                         "write this part with shared memory and warp shuffles, or judge on the "
+                         "cuda backend")

@@ -83,6 +83,16 @@ def test_library_headers_resolve():
 
 
 @needs_nvrtc
+def test_cub_and_thrust_headers_resolve_as_in_cupy():
+    src = ("#include <cub/block/block_reduce.cuh>\n#include <thrust/functional.h>\n"
+           'extern "C" __global__ void r(const float* x, float* out) {\n'
+           "    typedef cub::BlockReduce<float, 128> R;\n    __shared__ typename R::TempStorage t;\n"
+           "    float s = R(t).Sum(x[threadIdx.x]);\n    if (threadIdx.x == 0) *out = s;\n}\n")
+    res = nvrtc.nvrtc_compile(src)
+    assert res.ok, res.log
+
+
+@needs_nvrtc
 def test_nvrtc_has_no_libc_macros():
     res = nvrtc.nvrtc_compile('extern "C" __global__ void k(float* x) { x[0] = INFINITY; }')
     assert not res.ok

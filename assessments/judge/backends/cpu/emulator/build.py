@@ -254,7 +254,7 @@ def _build_in(tmp, source, flags, std, name_expressions, checking, core) -> dict
     pre = _run([CXX, "-E", f"-std={std}", "-I", str(RUNTIME), "-I", str(RUNTIME / "include"), *defines,
                 *flags, "tu.cpp", "-o", "tu.ii"], tmp, "preprocessing")
     if pre.returncode != 0:
-        raise EmulatorError("compile_error", "", _clean_log(pre.stderr, tmp))
+        raise EmulatorError("compile_error", "", _explained(_clean_log(pre.stderr, tmp), source))
     pp = Path(tmp, "tu.ii").read_text()
     kernels = src.find_kernels(pp)
     entry_code, entries = _entries(kernels, name_expressions)
@@ -295,10 +295,23 @@ def _build_in(tmp, source, flags, std, name_expressions, checking, core) -> dict
             }
         if n == 0:
             log = r.stderr
-    msg = _clean_log(log, tmp)
+    raise EmulatorError("compile_error", "", _explained(_clean_log(log, tmp), source))
+
+
+_NO_LIBRARY = re.compile(r"fatal error: ((cub|thrust)/[^:\s]*): No such file or directory")
+
+
+def _explained(msg: str, source: str) -> str:
+    """g++'s log, headed by what it means where the cause is the emulator's, not the code's."""
     if src.has_inline_asm(source) and "asm" in msg:
-        msg = "inline PTX assembly (asm) cannot run on the CPU emulator\n" + msg
-    raise EmulatorError("compile_error", "", msg)
+        return "error: inline PTX assembly (asm) cannot run on the CPU emulator\n" + msg
+    missing = _NO_LIBRARY.search(msg)
+    if missing:
+        library = {"cub": "CUB", "thrust": "Thrust"}[missing.group(2)]
+        return (f"error: {library} ({missing.group(1)}) is not available on the CPU emulator: write "
+                "this part with shared memory and warp shuffles, or judge on the cuda backend\n"
+                + msg)
+    return msg
 
 
 def _stack_kib(tmp: str) -> int:

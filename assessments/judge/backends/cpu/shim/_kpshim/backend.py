@@ -165,7 +165,9 @@ def _translate(exc, kernel, source: str = ""):
     detail = getattr(exc, "detail", "") or str(exc)
     name = getattr(exc, "kernel", None) or kernel
     verdict, status = ERROR_MAP.get(kind, ("runtime_error", errors.CUDA_ERROR_LAUNCH_FAILED))
-    message = f"{kind.replace('_', ' ')} in kernel {name}: {detail}" if name else detail
+    # A compile error's message is the compiler's log: the judge names the kernel itself.
+    message = f"{kind.replace('_', ' ')} in kernel {name}: {detail}" \
+        if name and kind != "compile_error" else detail
     kernel_log().record_incident(verdict, message, kernel=name)
     if status is None:
         return errors.CompileException(detail, source, name or "")
