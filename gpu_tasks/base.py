@@ -6,7 +6,9 @@ from typing import Callable, Optional
 
 import numpy as np
 
-FLOAT_SENTINEL = float("nan")
+# A quiet NaN with a payload no arithmetic produces: an output element still holding it after
+# solve was never written (the judge tells it from a NaN the code computed).
+FLOAT_SENTINEL = np.uint32(0x7FC0DEAD).view(np.float32)
 INT_SENTINEL = -123456789
 
 ARRAY_DTYPES = ("float32", "int32")

@@ -66,20 +66,40 @@ def _nonfinite(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return bad
 
 
-def _fail_nonfinite(bad, got, expected) -> Comparison:
+def _fail_nonfinite(bad, got, expected, initial=None) -> Comparison:
     count = int(bad.sum())
     mism = _mismatches(bad, got, expected)
     first = mism[0]
-    hint = ""
-    if np.isnan(got[bad].astype(np.float64)).any():
-        hint = "; outputs arrive filled with NaN, so a NaN is often an element never written"
     return Comparison(
         False,
         float("inf"),
         mism,
         f"{count} of {got.size} elements are NaN or Inf (first at {_fmt_index(first.index)}: "
-        f"got {first.got}, expected {first.expected})" + hint,
+        f"got {first.got}, expected {first.expected})" + _nonfinite_hint(bad, got, initial),
     )
+
+
+def _nonfinite_hint(bad, got, initial) -> str:
+    """Tells elements never written (still bitwise the NaN the output arrived filled with, whose
+    payload no arithmetic makes) from NaN or Inf the code computed."""
+    nan = np.isnan(got[bad].astype(np.float64))
+    if not nan.any():
+        return "; an overflow, or a division by zero, gives Inf"
+    if initial is None or np.shape(initial) != got.shape or initial.dtype != got.dtype:
+        return "; outputs arrive filled with NaN, so a NaN is often an element never written"
+    width = got.dtype.itemsize
+    raw = got.view(f"u{width}")[bad]
+    unwritten = int(np.count_nonzero(raw == np.asarray(initial).view(f"u{width}")[bad]))
+    count = int(bad.sum())
+    if unwritten == count:
+        return ("; they still hold the NaN the output arrived filled with: never written (or "
+                "computed from that NaN)")
+    if unwritten:
+        return (f"; {unwritten} of them still hold the NaN the output arrived filled with (never "
+                f"written), the other {count - unwritten} your code computed (an overflow, 0/0 "
+                "or inf - inf)")
+    return ("; your code computed them (the output arrived filled with a NaN of another bit "
+            "pattern): look for an overflow, 0/0 or inf - inf")
 
 
 def _summary(bad: np.ndarray, got, expected, what: str, verb: str = "out of tolerance") -> tuple[list[Mismatch], str]:
@@ -94,9 +114,10 @@ def _summary(bad: np.ndarray, got, expected, what: str, verb: str = "out of tole
     )
 
 
-def _comparable(got, expected):
+def _comparable(got, expected, initial=None):
     """Shapes and dtypes checked, empty and non-finite outputs decided: either a final
-    Comparison or (got, expected, got as float64, expected as float64)."""
+    Comparison or (got, expected, got as float64, expected as float64). `initial` is the output
+    as it was handed to solve, to tell elements never written from computed NaN."""
     got, expected, err = _prepare(got, expected)
     if err:
         return err
@@ -104,11 +125,11 @@ def _comparable(got, expected):
         return Comparison(True, 0.0, [], "empty output")
     bad_nf = _nonfinite(got, expected)
     if bad_nf.any():
-        return _fail_nonfinite(bad_nf, got, expected)
+        return _fail_nonfinite(bad_nf, got, expected, initial)
     return got, expected, got.astype(np.float64), expected.astype(np.float64)
 
 
-def compare_exact(got, expected, **_ignored) -> Comparison:
+def compare_exact(got, expected, *, initial=None, **_ignored) -> Comparison:
     """Every element equal to the reference (integers, or floats that need no arithmetic)."""
     got, expected, err = _prepare(got, expected)
     if err:
@@ -118,7 +139,7 @@ def compare_exact(got, expected, **_ignored) -> Comparison:
     if got.dtype.kind == "f" or expected.dtype.kind == "f":
         bad_nf = _nonfinite(got, expected)
         if bad_nf.any():
-            return _fail_nonfinite(bad_nf, got, expected)
+            return _fail_nonfinite(bad_nf, got, expected, initial)
         g = got.astype(np.float64)
         e = expected.astype(np.float64)
     else:
@@ -132,9 +153,9 @@ def compare_exact(got, expected, **_ignored) -> Comparison:
     return Comparison(False, max_error, mism, message)
 
 
-def compare_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, **_ignored) -> Comparison:
+def compare_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, initial=None, **_ignored) -> Comparison:
     """Element-wise |got - ref| <= atol + rtol * |ref|; max_error is the largest absolute error."""
-    ready = _comparable(got, expected)
+    ready = _comparable(got, expected, initial)
     if isinstance(ready, Comparison):
         return ready
     got, expected, g, e = ready
@@ -148,9 +169,9 @@ def compare_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, *
     return Comparison(False, max_error, mism, message)
 
 
-def compare_norm(got, expected, *, rtol: float, atol: float = 0.0, **_ignored) -> Comparison:
+def compare_norm(got, expected, *, rtol: float, atol: float = 0.0, initial=None, **_ignored) -> Comparison:
     """||got - ref|| <= rtol * ||ref|| + atol (2-norm over all elements); max_error is the ratio."""
-    ready = _comparable(got, expected)
+    ready = _comparable(got, expected, initial)
     if isinstance(ready, Comparison):
         return ready
     got, expected, g, e = ready
@@ -167,9 +188,9 @@ def compare_norm(got, expected, *, rtol: float, atol: float = 0.0, **_ignored) -
     return Comparison(False, rel, mism, message)
 
 
-def compare_sum_abs(got, expected, *, rtol: float, scale: float | None = None, **_ignored) -> Comparison:
+def compare_sum_abs(got, expected, *, rtol: float, scale: float | None = None, initial=None, **_ignored) -> Comparison:
     """|got - ref| <= rtol * scale, where scale is e.g. sum(|x|) of the summed inputs."""
-    ready = _comparable(got, expected)
+    ready = _comparable(got, expected, initial)
     if isinstance(ready, Comparison):
         return ready
     got, expected, g, e = ready

@@ -44,7 +44,7 @@ def compare_outputs(task: Task, inputs: dict, expected: dict, got: dict, test: T
     for a in task.args:
         if a.role != "out":
             continue
-        res = comparator(got[a.name], expected[a.name], **tol)
+        res = comparator(got[a.name], expected[a.name], initial=np.asarray(inputs[a.name]), **tol)
         worst = max(worst, float(res.max_error))
         if not res.passed:
             test.max_error = float(res.max_error)

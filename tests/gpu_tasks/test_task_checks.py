@@ -72,6 +72,32 @@ def test_nan_and_inf_never_pass():
     assert "never written" in COMPARATORS["allclose"](got, np.ones(3)).message
 
 
+def test_never_written_is_told_from_computed_nan():
+    """The output arrives filled with a NaN whose payload no arithmetic makes: elements still
+    holding it were never written; any other NaN the code computed."""
+    initial = gpu_tasks.output_like(4, "float32")
+    expected = np.ones(4)
+    unwritten = initial.copy()
+    unwritten[:2] = 1.0
+    msg = COMPARATORS["norm"](unwritten, expected, rtol=1e-5, initial=initial).message
+    assert msg.endswith("they still hold the NaN the output arrived filled with: never written "
+                        "(or computed from that NaN)")
+    with np.errstate(invalid="ignore"):
+        computed = (np.array([1, 1, 0, 1], np.float32) / np.array([1, 1, 0, 1], np.float32))
+        computed[3] = np.float32(np.inf) - np.float32(np.inf)
+    assert np.isnan(computed[2]) and np.isnan(computed[3])
+    msg = COMPARATORS["allclose"](computed, expected, initial=initial).message
+    assert "your code computed them" in msg and "never written" not in msg
+    both = computed.copy()
+    both[3] = initial[3]
+    msg = COMPARATORS["exact"](both, expected, initial=initial).message
+    assert "1 of them still hold the NaN the output arrived filled with (never written), the " \
+           "other 1 your code computed" in msg
+    inf = np.array([1, 1, 1, np.inf], np.float32)
+    assert "overflow" in COMPARATORS["sum_abs"](inf, expected, rtol=1e-5, scale=4.0,
+                                                  initial=initial).message
+
+
 def test_shape_mismatch_fails():
     res = COMPARATORS["allclose"](np.zeros((3, 2), np.float32), np.zeros((2, 3)))
     assert not res.passed and "shape" in res.message
