@@ -11,7 +11,7 @@ import tempfile
 import time
 import traceback
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -318,9 +318,21 @@ def _test(run: _Run, index: int, case, test: TestReport) -> None:
     try:
         got = arrays.load_arrays(scratch / name_out, arrays.array_args(task, inputs), phase)
         compare.compare_outputs(task, inputs, expected, got, test, phase)
+    except Decided as decided:
+        raise Decided(_with_notes(decided.outcome, run.snapshot)) from None
     finally:
         (scratch / name_in).unlink(missing_ok=True)
         (scratch / name_out).unlink(missing_ok=True)
+
+
+def _with_notes(outcome: Outcome, snapshot: dict) -> Outcome:
+    """A wrong answer with what the child noticed about the kernels' arguments (the likely
+    cause: a Python float given to a float parameter)."""
+    notes = [n for k in snapshot.get("kernels", []) for n in (k.get("extra") or {}).get("notes", [])
+             if isinstance(n, str)]
+    if outcome.verdict is not Verdict.WRONG_ANSWER or not notes:
+        return outcome
+    return replace(outcome, message=outcome.message + "; note: " + "; ".join(notes[:2]))
 
 
 def _time(run: _Run) -> None:

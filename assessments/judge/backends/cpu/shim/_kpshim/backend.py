@@ -153,11 +153,37 @@ def launch(record, function, name: str, grid: tuple, block: tuple, args: list,
            shared_mem: int = 0) -> None:
     """Record the launch and run it on the emulator; emulator failures become incidents."""
     kernel_log().record_launch(record, grid, block, shared_mem)
+    _note_arguments(record, function, name, args)
     emu = emulator()
     try:
         function.launch(grid, block, args, shared_mem, checking=checking(), timeout_s=timeout_s())
     except emu.EmulatorError as exc:
         raise _translate(exc, name) from None
+
+
+MAX_NOTES = 4
+
+
+def _note_arguments(record, function, name: str, args) -> None:
+    """Arguments that are legal but almost never meant: a Python float (or float64) given to a
+    `float` parameter, which CuPy passes as an 8-byte double and the kernel reads half of. Kept
+    on the kernel's record; the judge adds them to a wrong answer."""
+    try:
+        params = function.params
+    except Exception:   # no signature for this kernel: nothing to say
+        return
+    notes = record.extra.setdefault("notes", [])
+    for a, p in zip(args, params):
+        if len(notes) >= MAX_NOTES or p.is_pointer or p.ctype.replace("const", "").strip() != "float":
+            continue
+        if isinstance(a, float) or type(a).__name__ == "float64":
+            note = (f"kernel '{name}' got a {'Python float' if isinstance(a, float) else 'float64'} "
+                    f"for its float parameter '{p.name}': CuPy passes it as an 8-byte double, of "
+                    f"which the kernel reads 4 bytes; pass numpy.float32({p.name}) instead")
+            if note not in notes:
+                notes.append(note)
+    if not notes:
+        del record.extra["notes"]
 
 
 def _translate(exc, kernel, source: str = ""):
