@@ -167,23 +167,13 @@ def solve(x, out, n):
 
 
 def test_a_python_float_for_a_float_parameter_is_named_in_the_wrong_answer():
-    source = '''import cupy as cp
-
-_k = cp.RawKernel(r"""
-extern "C" __global__ void saxpy(const float* x, const float* y, float* out, float alpha, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = alpha * x[i] + y[i];
-}
-""", "saxpy")
-
-def solve(x, y, out, alpha, n):
-    _k(((n + 255) // 256,), (256,), (x, y, out, ALPHA, cp.int32(n)))
-'''
-    r = judge("saxpy", source.replace("ALPHA", "alpha"), backend="cpu", seed=1, listings=False)
+    source = (ROOT / "tests" / "fixtures" / "submissions" / "saxpy" / "python_float_alpha.py").read_text()
+    r = judge("saxpy", source, backend="cpu", seed=1, listings=False)
     assert r.verdict is Verdict.WRONG_ANSWER, _describe(r)
     assert r.message.endswith("note: kernel 'saxpy' got a Python float for its float parameter "
                               "'alpha': CuPy passes it as an 8-byte double, of which the kernel "
                               "reads 4 bytes; pass numpy.float32(alpha) instead")
-    r = judge("saxpy", source.replace("ALPHA", "cp.float32(alpha)"), backend="cpu", seed=1,
-              listings=False)
+    fixed = source.replace("(x, y, out, alpha, cp.int32(n))", "(x, y, out, cp.float32(alpha), cp.int32(n))")
+    assert fixed != source
+    r = judge("saxpy", fixed, backend="cpu", seed=1, listings=False)
     assert r.verdict is Verdict.ACCEPTED, _describe(r)
