@@ -149,12 +149,16 @@ def test_more_of_cupy_and_cupyx_that_submissions_import(shim_run):
     with time_range("region"):
         pass
     R["benchmark"] = len(benchmark(lambda: None, n_repeat=5, n_warmup=1).cpu_times)
+    from cupyx.scipy import signal
+    img = cp.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    out = signal.correlate2d(img, cp.ones((2, 2), np.float32), mode="valid")
+    R["signal"] = [type(out).__name__, str(out.dtype), out.tolist()]
     try:
-        import cupyx.scipy.signal  # noqa: F401
+        import cupyx.scipy.ndimage  # noqa: F401
     except ModuleNotFoundError as exc:
         R["missing"] = str(exc)
     try:
-        from cupyx.scipy import ndimage  # noqa: F401
+        from cupyx.scipy import sparse  # noqa: F401
     except ImportError as exc:
         R["missing_from"] = str(exc)
     ''')
@@ -165,9 +169,10 @@ def test_more_of_cupy_and_cupyx_that_submissions_import(shim_run):
     assert abs(r["log_softmax"][1][2] - np.log(row[2])) < 1e-5
     assert abs(r["logsumexp"][1] - (103 + np.log(sum(np.exp(np.array([-2.0, -1.0, 0.0])))))) < 1e-4
     assert r["expit"] == [0.5] and r["benchmark"] == 5
-    assert r["missing"].startswith("cupyx.scipy.signal is not in the judge's CPU stand-in for "
+    assert r["signal"] == ["ndarray", "float32", [[10.0, 14.0, 18.0], [26.0, 30.0, 34.0]]]
+    assert r["missing"].startswith("cupyx.scipy.ndimage is not in the judge's CPU stand-in for "
                                    "CuPy: write it as a kernel or as array code")
-    assert r["missing_from"].startswith("cupyx.scipy.ndimage is not in the judge's CPU stand-in")
+    assert r["missing_from"].startswith("cupyx.scipy.sparse is not in the judge's CPU stand-in")
 
 
 def test_launch_validation_matches_cupy(shim_run):

@@ -10,7 +10,7 @@ import sys
 
 PROVIDED = ("cupy", "cupy.cuda", "cupy.fft", "cupy.linalg", "cupy.random", "cupy.lib",
             "cupy.lib.stride_tricks", "cupyx", "cupyx.jit", "cupyx.profiler", "cupyx.scipy",
-            "cupyx.scipy.special")
+            "cupyx.scipy.signal", "cupyx.scipy.special")
 
 
 def refusal(name: str) -> ModuleNotFoundError:

@@ -1,9 +1,11 @@
-"""cupyx.scipy on the CPU backend: the special functions array code most uses (special)."""
-from _kpshim.missing import refusal as _refusal
+"""cupyx.scipy on the CPU backend: signal (correlation, convolution) and special (softmax and
+kin), the parts array code most uses."""
+import importlib as _importlib
 
 
 def __getattr__(name):
-    # `from cupyx.scipy import signal` asks the package after the import machinery failed
+    # `from cupyx.scipy import signal` asks the package for the name first: a submodule is
+    # imported, and one the stand-in lacks is refused with its message (_kpshim.missing)
     if name.startswith("__"):
         raise AttributeError(name)
-    raise _refusal(f"cupyx.scipy.{name}")
+    return _importlib.import_module(f"{__name__}.{name}")
