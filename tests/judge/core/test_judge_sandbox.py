@@ -46,27 +46,32 @@ def _judge_imports(path: Path) -> set[Path]:
     return out
 
 
-@pytest.mark.parametrize("backend", ["cpu", "cuda"])
-def test_import_audit_child_needs_only_what_is_bound(backend):
-    bound = [(REPO_ROOT / f).resolve() for f in CHILD_FILES + BACKENDS[backend].child_files]
-
+def _assert_imports_bound(start: list[Path], bound: list[Path], skip: Path | None = None) -> None:
+    """Every judge module reachable by imports from `start` lies in a bound file or directory
+    (imports into `skip` are not followed)."""
     def is_bound(path: Path) -> bool:
         return any(path == b or b in path.parents for b in bound)
 
-    other = JUDGE / "backends" / ("cuda" if backend == "cpu" else "cpu")
-    todo = [JUDGE / "child.py"] + [p for b in bound if b.is_dir() for p in b.rglob("*.py")]
-    seen: set[Path] = set()
+    todo, seen = list(start), set()
     while todo:
         path = todo.pop()
         if path in seen:
             continue
         seen.add(path)
         for dep in _judge_imports(path):
-            if other in dep.parents:
-                continue  # the other backend's branch of child.py
+            if skip is not None and skip in dep.parents:
+                continue
             assert is_bound(dep), \
                 f"{path.relative_to(REPO_ROOT)} imports {dep.relative_to(REPO_ROOT)}, which is not bound"
             todo.append(dep)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_import_audit_child_needs_only_what_is_bound(backend):
+    bound = [(REPO_ROOT / f).resolve() for f in CHILD_FILES + BACKENDS[backend].child_files]
+    other = JUDGE / "backends" / ("cuda" if backend == "cpu" else "cpu")   # child.py's other branch
+    start = [JUDGE / "child.py"] + [p for b in bound if b.is_dir() for p in b.rglob("*.py")]
+    _assert_imports_bound(start, bound, skip=other)
     assert (REPO_ROOT / "assessments" / "__init__.py").resolve() in bound
 
 
@@ -167,16 +172,10 @@ def test_builds_come_read_only_from_the_runs_own_view(tmp_path):
 def test_the_compile_sandbox_binds_what_its_jobs_import():
     from assessments.judge import compile_sandbox
     bound = [(REPO_ROOT / f).resolve() for f in compile_sandbox.COMPILE_FILES]
-    todo = [JUDGE / "listing.py", JUDGE / "nvrtc.py",
-            JUDGE / "backends" / "cpu" / "emulator" / "compile_job.py"]
-    seen: set[Path] = set()
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        assert any(path == b or b in path.parents for b in bound), path
-        todo += list(_judge_imports(path))
+    start = [JUDGE / "listing.py", JUDGE / "nvrtc.py",
+             JUDGE / "backends" / "cpu" / "emulator" / "compile_job.py"]
+    assert all(any(p == b or b in p.parents for b in bound) for p in start)
+    _assert_imports_bound(start, bound)
     args = compile_sandbox.command(compile_sandbox.BUILD_MODULE, sandbox.BUBBLEWRAP, ("/x/core.o",))
     assert "--bind" not in args and ["--ro-bind", "/x/core.o", "/x/core.o"] == \
         args[args.index("/x/core.o") - 1:args.index("/x/core.o") + 2]
