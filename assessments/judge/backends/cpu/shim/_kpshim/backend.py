@@ -168,22 +168,21 @@ def _note_arguments(record, function, name: str, args) -> None:
     """Arguments that are legal but almost never meant: a Python float (or float64) given to a
     `float` parameter, which CuPy passes as an 8-byte double and the kernel reads half of. Kept
     on the kernel's record; the judge adds them to a wrong answer."""
+    if not any(isinstance(a, float) for a in args):   # numpy.float64 too: the usual launch has none
+        return
     try:
         params = function.params
     except Exception:   # no signature for this kernel: nothing to say
         return
-    notes = record.extra.setdefault("notes", [])
     for a, p in zip(args, params):
-        if len(notes) >= MAX_NOTES or p.is_pointer or p.ctype.replace("const", "").strip() != "float":
+        if p.is_pointer or not isinstance(a, float) or p.ctype.replace("const", "").strip() != "float":
             continue
-        if isinstance(a, float) or type(a).__name__ == "float64":
-            note = (f"kernel '{name}' got a {'Python float' if isinstance(a, float) else 'float64'} "
-                    f"for its float parameter '{p.name}': CuPy passes it as an 8-byte double, of "
-                    f"which the kernel reads 4 bytes; pass numpy.float32({p.name}) instead")
-            if note not in notes:
-                notes.append(note)
-    if not notes:
-        del record.extra["notes"]
+        notes = record.extra.setdefault("notes", [])
+        note = (f"kernel '{name}' got a {'Python float' if type(a) is float else type(a).__name__} "
+                f"for its float parameter '{p.name}': CuPy passes it as an 8-byte double, of "
+                f"which the kernel reads 4 bytes; pass numpy.float32({p.name}) instead")
+        if note not in notes and len(notes) < MAX_NOTES:
+            notes.append(note)
 
 
 def _translate(exc, kernel, source: str = ""):
