@@ -1,14 +1,8 @@
 """cupyx.scipy.signal on the CPU backend: correlate, convolve, correlate2d and convolve2d of
 1-D and 2-D arrays, as SciPy defines them (direct sums), with results as device arrays."""
-import numpy as _numpy
-
 from _kpshim import signal_math as _math
-from _kpshim.array import ndarray as _ndarray
+from _kpshim.array import unwrap as _host
 from _kpshim.array import wrap as _wrap
-
-
-def _host(x):
-    return x.view(_numpy.ndarray) if isinstance(x, _ndarray) else _numpy.asarray(x)
 
 
 def correlate(in1, in2, mode="full", method="auto"):

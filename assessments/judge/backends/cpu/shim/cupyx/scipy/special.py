@@ -2,12 +2,12 @@
 computed as SciPy defines them, with results as device arrays."""
 import numpy as _numpy
 
-from _kpshim.array import ndarray as _ndarray
+from _kpshim.array import unwrap as _unwrap
 from _kpshim.array import wrap as _wrap
 
 
 def _host(x):
-    return x.view(_numpy.ndarray) if isinstance(x, _ndarray) else _numpy.asarray(x)
+    return _numpy.asarray(_unwrap(x))
 
 
 def _out(values, out=None):
