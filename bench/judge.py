@@ -10,7 +10,8 @@ imports, load, NVRTC gate, emulator build, tests, listings, teardown; the report
 Then the emulator's own kernel table. Cold: a fresh build cache holding only the emulator's
 runtime object.
 cuda: the timing of each reference solution (needs a GPU): median, 95% CI, repeats, GB/s,
-GFLOP/s, fraction of the roofline and flags.
+GFLOP/s, fraction of the roofline and flags; --save keeps them in bench/results/cuda-<device>.json
+(bench/gpu_check.py adds the other sections of a GPU check there).
 """
 from __future__ import annotations
 
@@ -245,9 +246,45 @@ def bench_styles(repeats: int, listings: bool = True, before: str | None = BASEL
     return int(worst)
 
 
-def bench_cuda(selected: list[str]) -> int:
+def timing_row(slug: str, r) -> dict:
+    """What the results file keeps of one timed judging."""
+    t = r.timing
+    row = {"task": slug, "verdict": r.verdict.value, "message": r.message, "score": r.score}
+    if t:
+        row.update({k: getattr(t, k) for k in (
+            "median_ms", "ci_low_ms", "ci_high_ms", "repeats", "min_ms", "max_ms", "achieved_gb_s",
+            "achieved_gflop_s", "roofline_fraction", "physical_floor_ms", "flags",
+            "leaderboard_eligible", "converged", "stop_reason")})
+        row["bound"] = (t.roofline or {}).get("bound")
+        row["wall"] = {k: t.wall.get(k) for k in ("excess_s", "allowed_s")} if t.wall else None
+    return row
+
+
+def results_path(device: str) -> Path:
+    """bench/results/cuda-<device>.json, the device's name made a file name."""
+    slug = "".join(c if c.isalnum() else "-" for c in device.lower()).strip("-")
+    while "--" in slug:
+        slug = slug.replace("--", "-")
+    return ROOT / "bench" / "results" / f"cuda-{slug or 'gpu'}.json"
+
+
+def save_section(path: Path, section: str, value) -> None:
+    """Merge one section into a results file (other sections stay as they were)."""
+    data = {}
+    if path.exists():
+        try:
+            data = json.loads(path.read_text())
+        except ValueError:
+            data = {}
+    data[section] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def bench_cuda(selected: list[str], unsafe: bool = False, save: str | None = None) -> int:
     """One judged run per reference solution; its timing as a table row. Non-zero exit when a
-    reference is not accepted or its timing is flagged."""
+    reference is not accepted or its timing is flagged. `save`: the results file ("" for
+    bench/results/cuda-<device>.json) gets the rows as its "references" section."""
     try:
         import cupy
         cupy.cuda.runtime.getDeviceCount()
@@ -257,9 +294,10 @@ def bench_cuda(selected: list[str]) -> int:
     from assessments.judge import judge
     print(f"{'task':18s} {'verdict':12s} {'median_ms':>10s} {'ci_low':>10s} {'ci_high':>10s} "
           f"{'repeats':>7s} {'GB/s':>8s} {'GFLOP/s':>9s} {'roofline':>8s} {'bound':>7s} {'score':>6s} flags")
-    worst, device, peaks = 0, None, None
+    worst, device, peaks, rows = 0, None, None, []
     for slug, source in _solutions(selected):
-        r = judge(slug, source, backend="cuda", seed=0)
+        r = judge(slug, source, backend="cuda", seed=0, unsafe_no_sandbox=unsafe, listings=False)
+        rows.append(timing_row(slug, r))
         t = r.timing
         if t and t.roofline:
             device, peaks = t.device, t.peaks
@@ -277,6 +315,10 @@ def bench_cuda(selected: list[str]) -> int:
               f"{peaks['flops_s'] / 1e12:.1f} TFLOP/s FP32"
               + (f", {peaks['tensor_flops_s'] / 1e12:.1f} TFLOP/s TF32" if peaks.get("tensor_flops_s") else "")
               + f" ({peaks['source']})")
+    if save is not None and rows:
+        path = Path(save) if save else results_path(device or "gpu")
+        save_section(path, "references", {"device": device, "peaks": peaks, "rows": rows})
+        print(f"saved to {path}")
     return int(worst)
 
 
@@ -291,9 +333,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", default=BASELINE, metavar="REV",
                         help=f"the commit whose judge is the baseline of the style table "
                              f"(default {BASELINE}); 'none' to skip it")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="cuda: run the children without bubblewrap (the project's own "
+                             "solutions on a machine without it)")
+    parser.add_argument("--save", nargs="?", const="", default=None, metavar="PATH",
+                        help="cuda: keep the rows in PATH (default bench/results/cuda-<device>.json)")
     args = parser.parse_args(argv)
     if args.backend == "cuda":
-        return bench_cuda(args.tasks)
+        return bench_cuda(args.tasks, unsafe=args.unsafe_no_sandbox, save=args.save)
     before = None if args.before == "none" else args.before
     if args.styles_only:
         return bench_styles(args.repeats, listings=not args.no_listings, before=before)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import arrays, compare, kernels, sandbox, scoring, static
+from . import arrays, compare, kernels, sandbox, sanitizer, scoring, static
 from .backends.base import Backend, get_backend
 from .builds import RunBuilds
 from .compile_stage import Budget
@@ -234,13 +234,86 @@ def _drive(run: _Run, timing: bool) -> None:
     n = len(run.cases)
     where = run.backend.description
     if run.report.suite == "samples":
+        with run.stage("sanitizer"):
+            _sanitize(run)
         _finish(run, Outcome(Verdict.ACCEPTED, f"all {n} sample tests passed on {where}; "
                                                "submit to be judged on the hidden tests"))
         return
     _finish(run, Outcome(Verdict.ACCEPTED, f"all {n} tests passed on {where}"))
+    with run.stage("sanitizer"):
+        _sanitize(run)
     if timing and run.backend.timed and task.bench.get(run.backend.name):
         with run.stage("timing"):
             _time(run)
+
+
+def _sanitize(run: _Run) -> None:
+    """cuda: the small tests run again under each compute-sanitizer tool (sanitizer.py), each
+    in a child of its own; the first tool that finds an error decides. Where the tool is missing
+    or cannot watch this device, the report says so and the verdict stands."""
+    tools = sanitizer.tools() if run.backend.sanitized else ()
+    if not tools:
+        return
+    path = sanitizer.program()
+    if path is None:
+        run.report.sanitizer = {"ran": False, "note": "compute-sanitizer is not installed here"}
+        return
+    small = run.cases if run.report.suite == "samples" else tuple(run.task.sample_cases)
+    names = ", ".join(c.name for c in small)
+    findings: list[sanitizer.Finding] = []
+    run.report.sanitizer = {"ran": True, "cases": [c.name for c in small], "tools": []}
+    try:
+        for tool in tools:
+            finding = _sanitized_run(run, path, tool, small)
+            findings.append(finding)
+            if finding.found:
+                raise Decided(Outcome(sanitizer.VERDICTS[tool], sanitizer.message(finding, names)))
+    finally:
+        run.report.sanitizer["tools"] = [f.to_dict() for f in findings]
+        run.report.sanitizer["seconds"] = round(sum(f.seconds for f in findings), 3)
+
+
+def _sanitized_run(run: _Run, path: str, tool: str, small) -> "sanitizer.Finding":
+    """The small tests in a child started by compute-sanitizer `tool`. The child's own errors
+    (a launch the tool stopped) are not verdicts here: what the tool printed is."""
+    began = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix="kp-sanitize-"))
+    prefix = sanitizer.new_prefix()
+    home = sanitizer.install_dir(path)
+    limits = replace(run.limits, op_wall_s=run.limits.op_wall_s * 4, wall_s=run.limits.wall_s * 2)
+    try:
+        (scratch / SOLUTION_FILE).write_text(run.source, encoding="utf-8")
+        spec = SandboxSpec(
+            scratch=scratch, backend=run.backend, limits=limits, isolation=run.isolation,
+            wrapper=run.child.spec.wrapper, builds_view=str(run.builds.view.path),
+            launcher=sanitizer.launcher(path, tool, prefix), extra_env={sanitizer.ENV: tool},
+            readonly_paths=() if home.startswith("/usr/") else (Path(home),))
+        child = ChildProcess(spec)
+        child.services.update(gate=run.gate.serve)
+        status = None
+        try:
+            child.start()
+            child.request({"op": "load", "file": SOLUTION_FILE, "arity": len(run.task.args),
+                           "checking": False})
+            for i, case in enumerate(small):
+                rng = np.random.default_rng([run.seed, 3_000_000, i])
+                inputs = run.task.generate(rng, dict(case.dims))
+                name_in = f"s{i}.in.npz"
+                args = arrays.write_inputs(run.task, inputs, child.spec.scratch / name_in)
+                child.request({"op": "run", "inputs": name_in, "output": f"s{i}.out.npz",
+                               "args": args, "checking": False})
+        except (ChildDied, OSError):
+            pass   # the tool stopped the program, or it died: the tool's lines say which
+        finally:
+            status = child.finish(timeout_s=30.0)
+        output, _ = child.captured("stdout", 1 << 20)
+        finding = sanitizer.read(tool, output, prefix, status)
+        finding.first = run.scrub(finding.first)
+        finding.note = run.scrub(finding.note)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    finding.seconds = time.monotonic() - began
+    return finding
 
 
 def _request(run: _Run, message: dict, phase: str, timeout_s: float | None = None) -> dict:

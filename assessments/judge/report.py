@@ -113,6 +113,8 @@ class Report:
     elapsed_s: float | None = None
     sandbox: str | None = None               # how the code ran: "bubblewrap", "none (--unsafe-no-sandbox)"
     suite: str = "tests"                     # "samples": the visible samples only, never scored
+    # cuda: the small tests under compute-sanitizer (sanitizer.py): ran, cases, tools, seconds
+    sanitizer: dict | None = None
     version: int = JSON_VERSION
     # Seconds per stage of the judging (start, imports, load, build, tests, listings, teardown):
     # for the operator's benchmarks, never in the JSON.
@@ -175,6 +177,20 @@ def _listing_summary(k: KernelReport) -> str:
     return text
 
 
+def _sanitizer_line(s: dict) -> str:
+    """One line on the compute-sanitizer pass: each tool's errors, or why it did not run."""
+    if not s.get("ran"):
+        return f"compute-sanitizer: not run ({s.get('note') or 'off'})"
+    parts = []
+    for t in s.get("tools") or []:
+        said = (f"{t['errors']} error(s)" if t.get("errors") is not None
+                else f"no summary ({t.get('note') or 'unknown'})")
+        parts.append(f"{t['tool']} {said}")
+    cases = ", ".join(s.get("cases") or [])
+    return (f"compute-sanitizer on {cases}: {'; '.join(parts) or 'no tool ran'} "
+            f"({s.get('seconds', 0):.1f} s)")
+
+
 def render_text(r: Report) -> str:
     """Readable report for a terminal or a page."""
     on = f"{r.task} on {r.backend}" + (" (sample tests)" if r.suite == "samples" else "")
@@ -192,6 +208,9 @@ def render_text(r: Report) -> str:
             for m in t.mismatches:
                 lines.append(f"          at {tuple(m.index)}: got {_fmt_num(m.got)}, "
                              f"expected {_fmt_num(m.expected)}")
+        lines.append("")
+    if r.sanitizer:
+        lines.append(_sanitizer_line(r.sanitizer))
         lines.append("")
     if r.kernels:
         lines.append("Kernels")

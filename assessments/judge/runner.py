@@ -429,6 +429,25 @@ class ChildProcess:
             except subprocess.TimeoutExpired:
                 pass
 
+    def finish(self, timeout_s: float) -> int | None:
+        """Ask the child to exit and wait until the command ends by itself (a launcher in front
+        of the child writes its summary after the child is gone); its exit status, or None when
+        it was still running at `timeout_s` or died of a signal. Then everything is closed."""
+        status = None
+        if self.proc is not None and self.proc.returncode is None and self._req_w is not None:
+            try:
+                os.write(self._req_w, encode({"op": "exit"}))
+            except OSError:
+                pass
+            try:
+                status = self.proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                status = None
+        elif self.proc is not None:
+            status = self.proc.returncode
+        self.close()
+        return status if status is not None and status >= 0 else None
+
     def close(self) -> None:
         """End everything of the run and close our handles. Without bubblewrap the child is asked
         to exit first; under it the sandbox's init is killed at once, which lets bubblewrap reap

@@ -121,6 +121,7 @@ class SandboxSpec:
     isolation: str = BUBBLEWRAP
     builds_view: str | None = None          # the run's view of the build cache (build_cache.RunView)
     emulator_fingerprint: str | None = None  # the emulator's, for the child (cpu)
+    launcher: tuple[str, ...] = ()          # a program that starts the child (compute-sanitizer)
 
     @property
     def mode(self) -> str:
@@ -133,8 +134,8 @@ class SandboxSpec:
 
 
 def child_argv(spec: SandboxSpec, request_fd: int, answer_fd: int) -> list[str]:
-    """The plain child command, before any wrapper."""
-    return [spec.python, "-s", "-B", "-m", CHILD_MODULE, "--backend", spec.backend.name,
+    """The plain child command (behind its launcher, if any), before any wrapper."""
+    return [*spec.launcher, spec.python, "-s", "-B", "-m", CHILD_MODULE, "--backend", spec.backend.name,
             "--scratch", str(spec.scratch), "--request-fd", str(request_fd),
             "--answer-fd", str(answer_fd)]
 

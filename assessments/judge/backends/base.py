@@ -41,6 +41,7 @@ class Backend:
     checking: ClassVar[bool] = False          # every test runs the emulator's checking build
     refuses_stray_tasks: ClassVar[bool] = False   # threads or processes left after solve: an error
     timed: ClassVar[bool] = False             # a timing run, and performance points
+    sanitized: ClassVar[bool] = False         # the small tests again under compute-sanitizer
 
     def binds(self) -> list[str]:
         """bubblewrap arguments beyond the common filesystem (device nodes, driver libraries)."""
@@ -123,6 +124,7 @@ class CudaBackend(Backend):
                    "assessments/judge/backends/cuda/timing.py")
     description = "the GPU"
     timed = True
+    sanitized = True     # the small tests again under compute-sanitizer (sanitizer.py)
 
     @staticmethod
     def gpu_nodes() -> list[str]:

@@ -1,4 +1,5 @@
-"""The device's measured peaks (copy bandwidth, cuBLAS FP32 and TF32 rates), cached per device.
+"""The device's measured peaks (copy bandwidth, cuBLAS FP32, TF32 and BF16 rates), cached per
+device.
 
 Run as `python -m assessments.judge.timing.peaks [--refresh]`: a trusted process of its own (no
 submission in it) that measures once per device name + driver and keeps the result in
@@ -153,6 +154,29 @@ def _gemm_rate(cp, free: int, tf32: bool) -> float:
     return 2.0 * n ** 3 / seconds
 
 
+def _bf16_rate(cp, free: int) -> float:
+    """Dense BF16 tensor-core rate (cuBLAS GemmEx, BF16 operands and output, FP32 accumulate):
+    reported beside the datasheet, not used by the roofline (the tasks' data is float32)."""
+    import numpy as np
+    from cupy_backends.cuda.libs import cublas
+    n = GEMM_N
+    while n > 1024 and 3 * n * n * 2 > free // 2:
+        n //= 2
+    idx = cp.arange(n * n, dtype=cp.uint32)
+    a32 = ((idx * np.uint32(2654435761)) % np.uint32(2001)).astype(cp.float32) / 1000.0 - 1.0
+    a = (a32.view(cp.uint32) >> 16).astype(cp.uint16)   # bfloat16: the top half of a float32
+    b = a.copy()
+    c = cp.empty(n * n, dtype=cp.uint16)
+    del idx, a32
+    alpha, beta = np.ones(1, np.float32), np.zeros(1, np.float32)
+    handle = cp.cuda.device.get_cublas_handle()
+    bf16, compute_32f, default_algo = 14, 68, -1     # CUDA_R_16BF, CUBLAS_COMPUTE_32F
+    seconds = _best_seconds(cp, lambda: cublas.gemmEx(
+        handle, 0, 0, n, n, n, alpha.ctypes.data, a.data.ptr, bf16, n, b.data.ptr, bf16, n,
+        beta.ctypes.data, c.data.ptr, bf16, n, compute_32f, default_algo), repeats=5)
+    return 2.0 * n ** 3 / seconds
+
+
 def _fma_rate(cp) -> float:
     """FP32 rate of independent FMA chains: the fallback where cuBLAS is not installed."""
     kernel = cp.RawKernel(_FMA_KERNEL, "kp_fma_peak")
@@ -196,6 +220,11 @@ def measure(cp) -> dict:
     except Exception as exc:
         notes.append(f"tf32: {type(exc).__name__}: {exc}")
         entry["tensor_flops_s"] = None
+    try:
+        entry["bf16_flops_s"] = _bf16_rate(cp, free)
+    except Exception as exc:
+        notes.append(f"bf16: {type(exc).__name__}: {exc}")
+        entry["bf16_flops_s"] = None
     entry["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     entry["notes"] = notes
     cp.get_default_memory_pool().free_all_blocks()

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from assessments.judge import Verdict, judge
+from assessments.judge import Verdict
+from assessments.judge import judge as _judge
+
+# The GPU machine of bench/gpu_check.sh has no bubblewrap: there, and for the project's own
+# solutions and fixtures only, the children run without the sandbox.
+NO_SANDBOX = os.environ.get("KERNELPATH_GPU_CHECK_NO_SANDBOX") == "1"
+
+
+def judge(*args, **kwargs):
+    return _judge(*args, unsafe_no_sandbox=NO_SANDBOX, **kwargs)
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "timing"
@@ -75,10 +84,10 @@ def test_measured_peaks_are_plausible_and_cached(tmp_path):
     assert entry["key"] in cached
 
 
-def test_the_same_kernel_judged_ten_times_gives_medians_within_two_percent():
+def test_the_same_kernel_judged_five_times_gives_medians_within_two_percent():
     source = (SOLUTIONS / "vector_add.py").read_text()
     medians = []
-    for i in range(10):
+    for i in range(5):
         r = judge("vector_add", source, backend="cuda", seed=100 + i)
         assert r.verdict is Verdict.ACCEPTED and r.timing.leaderboard_eligible, _describe(r)
         print(_row("vector_add", r))
@@ -139,7 +148,7 @@ def test_reference_solution_reaches_its_roofline_fraction(slug):
 
 def test_bench_prints_the_timing_table():
     p = subprocess.run([sys.executable, str(ROOT / "bench" / "judge.py"), "--backend", "cuda",
-                        "vector_add", "relu"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+                        *(["--unsafe-no-sandbox"] if NO_SANDBOX else []), "vector_add", "relu"], cwd=ROOT, capture_output=True, text=True, timeout=900)
     print(p.stdout)
     assert p.returncode == 0, p.stdout + p.stderr
     header = p.stdout.splitlines()[0].split()

@@ -2,7 +2,13 @@
 submission is imported, and kernels recorded as they are built (wrap.py)."""
 from __future__ import annotations
 
+import os
+
 from ... import kernel_log
+
+# Set by the parent when compute-sanitizer runs this child (sanitizer.py): every array is then
+# an allocation of its own, so an access just past its end is out of bounds, not in the pool.
+SANITIZER_ENV = "KERNELPATH_SANITIZER"
 
 
 class CudaSide:
@@ -16,6 +22,8 @@ class CudaSide:
         import cupy
         if cupy.cuda.runtime.getDeviceCount() < 1:
             raise RuntimeError("CuPy sees no GPU")
+        if os.environ.get(SANITIZER_ENV):
+            cupy.cuda.set_allocator(None)
         from . import timing
         self.gpu = timing.capture(cupy)
         from . import wrap

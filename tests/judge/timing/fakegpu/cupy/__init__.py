@@ -332,5 +332,14 @@ class _Namespace:
         self.__dict__.update(items)
 
 
+ALLOCATOR = {"pool": True}
+
+
+def set_allocator(allocator=None):
+    """None: every array an allocation of its own (the child does this under compute-sanitizer)."""
+    ALLOCATOR["pool"] = allocator is not None
+
+
 cuda = _Namespace(Event=Event, Stream=Stream, Device=Device, get_elapsed_time=get_elapsed_time,
-                  get_current_stream=get_current_stream, runtime=_Runtime)
+                  get_current_stream=get_current_stream, runtime=_Runtime,
+                  set_allocator=set_allocator)
