@@ -249,7 +249,8 @@ def bench_styles(repeats: int, listings: bool = True, before: str | None = BASEL
 def timing_row(slug: str, r) -> dict:
     """What the results file keeps of one timed judging."""
     t = r.timing
-    row = {"task": slug, "verdict": r.verdict.value, "message": r.message, "score": r.score}
+    row = {"task": slug, "verdict": r.verdict.value, "message": r.message, "score": r.score,
+           "elapsed_s": r.elapsed_s, "stages": {k: round(v, 2) for k, v in r.stages.items()}}
     if t:
         row.update({k: getattr(t, k) for k in (
             "median_ms", "ci_low_ms", "ci_high_ms", "repeats", "min_ms", "max_ms", "achieved_gb_s",

@@ -116,8 +116,10 @@ class CudaBackend(Backend):
     name = "cuda"
     # CUDA reserves terabytes of virtual address space, so RLIMIT_AS cannot apply; RLIMIT_DATA
     # (private writable mappings) and the cgroup cap bound host memory instead.
+    # RLIMIT_FSIZE: a timing re-check writes one slot's inputs and outputs in one .npz (sgemv's
+    # matrix alone is 512 MiB); tests/judge/core/test_judge_limits.py keeps every task inside.
     limits = Limits(address_space=None, data_size=32 * GiB, memory=48 * GiB, scratch_size=8 * GiB,
-                    cpu_s=300, wall_s=300.0, op_wall_s=60.0)
+                    cpu_s=300, wall_s=300.0, op_wall_s=60.0, file_size=2 * GiB)
     child_files = ("assessments/judge/backends/cuda/__init__.py",
                    "assessments/judge/backends/cuda/child.py",
                    "assessments/judge/backends/cuda/wrap.py",
