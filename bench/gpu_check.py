@@ -366,9 +366,9 @@ def step_stability(c: Check) -> None:
     os.environ["KERNELPATH_SANITIZER_TOOLS"] = "none"   # timing only: correctness is checked above
     out, rows = {}, []
     try:
-        for load in ("idle", "busy"):
-            with _HostLoad() if load == "busy" else _null():
-                for slug in c.stable:
+        for slug in c.stable:
+            for load in ("idle", "busy"):
+                with _HostLoad() if load == "busy" else _null():
                     source = (SOLUTIONS / f"{slug}.py").read_text()
                     judged = []
                     for i in range(runs):
@@ -387,6 +387,7 @@ def step_stability(c: Check) -> None:
                                  f"{max(med):.4f}" if med else "-",
                                  f"{(spread - 1) * 100:.2f}%" if spread else "-",
                                  f"{max(excess):.2f}" if excess else "-", ",".join(flags) or "-"])
+                    c.save("stability", out)
     finally:
         os.environ.pop("KERNELPATH_SANITIZER_TOOLS", None)
     c.save("stability", out)
