@@ -41,6 +41,10 @@ class TimingConfig:
     max_batch_s: float = 10.0
     checks_min: int = 3          # timed repeats whose outputs are re-checked, at least
     checks_per_batch: int = 1
+    # A re-check moves a slot's inputs and outputs through the scratch and compares them on the
+    # host (about a second at 384 MiB): batches last at least this many times the mean re-check,
+    # so re-checks stay a small share of the timing instead of most of it.
+    batch_per_recheck: float = 3.0
     # The wall cross-check's allowance (crosscheck.wall_consistency): fixed seconds per batch for
     # host scheduling and the pipe round trip, and a share of events + empty walls for drift.
     wall_slack_s_per_batch: float = crosscheck.SLACK_S_PER_BATCH
@@ -69,6 +73,7 @@ class TimingSession:
         self.checked: list[int] = []
         self.repeat_base = 0
         self.per_repeat = 0.0
+        self.recheck_s: list[float] = []   # seconds of each re-check (fetch, load, compare)
 
     # -- the child -----------------------------------------------------------------------------
     def _batch(self, plan, empty: bool) -> tuple[float, list[float]]:
@@ -93,10 +98,13 @@ class TimingSession:
         """Fetch the slots of the planned positions (each its slot's last repeat in the batch) and
         compare them like a test; with no position planned, one chosen at random after the fact.
         Whatever decides here is raised as OutputChanged."""
+        began = self.clock()
         try:
             self._compare_slots(plan, positions, timing)
         except Decided as decided:
             raise OutputChanged(decided.outcome) from None
+        finally:
+            self.recheck_s.append(self.clock() - began)
 
     def _compare_slots(self, plan, positions: list[int], timing: TimingReport) -> None:
         if not positions:
@@ -139,6 +147,14 @@ class TimingSession:
         if checks:
             self._recheck(plan, positions, timing)
         self.repeat_base += r
+
+    def _target_batch_s(self) -> float:
+        """The next batch's length: the configured one, or longer where re-checks are slow."""
+        cfg = self.cfg
+        if not self.recheck_s:
+            return cfg.target_batch_s
+        mean = sum(self.recheck_s) / len(self.recheck_s)
+        return min(max(cfg.target_batch_s, cfg.batch_per_recheck * mean), cfg.max_batch_s)
 
     def _failed(self, timing, samples, batches, decided: Decided):
         """The report keeps what was measured before the failure, marked ineligible."""
@@ -200,7 +216,7 @@ class TimingSession:
         try:
             while True:
                 r = cfg.rule.next_batch(len(samples), self.per_repeat, self.clock() - began,
-                                        target_batch_s=cfg.target_batch_s, max_batch_s=cfg.max_batch_s)
+                                        target_batch_s=self._target_batch_s(), max_batch_s=cfg.max_batch_s)
                 self._timed_batch(planner, r, cfg.checks_per_batch, samples, batches, timing)
                 stop, reason, _ = cfg.rule.decide(samples, self.clock() - began,
                                                   timed_s=sum(b.wall_s for b in batches))
@@ -242,5 +258,6 @@ class TimingSession:
             "output_changed", "failed")
         timing.wall = wall.to_dict()
         timing.harness["rechecked_repeats"] = sorted(r + 1 for r in self.checked)
+        timing.harness["recheck_s"] = round(sum(self.recheck_s), 4)
         timing.times_ms = [round(x, 6) for x in samples]
 

@@ -7,6 +7,8 @@ import sys
 import types
 from pathlib import Path
 
+import pytest
+
 from assessments.judge.report import Report, TimingReport
 from assessments.judge.verdicts import Verdict
 
@@ -56,14 +58,14 @@ def _load_bench():
     return module
 
 
-def test_bench_cuda_table(monkeypatch, capsys):
+def test_bench_cuda_table(monkeypatch, capsys, tmp_path):
     bench = _load_bench()
     fake_cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(
         runtime=types.SimpleNamespace(getDeviceCount=lambda: 1)))
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy)
 
-    def fake_judge(slug, source, backend, seed):
-        assert backend == "cuda"
+    def fake_judge(slug, source, backend, seed, unsafe_no_sandbox=False, listings=True):
+        assert backend == "cuda" and unsafe_no_sandbox is (slug == "matmul")
         if slug == "relu":
             return Report(slug, "cuda", Verdict.WRONG_ANSWER, "the output changed under timing: ...")
         flags = ["events_inconsistent_with_wall_time"] if slug == "saxpy" else []
@@ -82,3 +84,13 @@ def test_bench_cuda_table(monkeypatch, capsys):
     assert bench.bench_cuda(["saxpy"]) == 1       # a flagged reference fails the bench
     assert capsys.readouterr().out.splitlines()[1].endswith("events_inconsistent_with_wall_time")
     assert bench.bench_cuda(["relu"]) == 1
+    # --save keeps the rows beside whatever else the results file holds
+    saved = tmp_path / "cuda-test.json"
+    saved.write_text('{"peaks": {"kept": true}}')
+    capsys.readouterr()
+    assert bench.bench_cuda(["matmul"], unsafe=True, save=str(saved)) == 0
+    data = json.loads(saved.read_text())
+    assert data["peaks"] == {"kept": True}
+    row = data["references"]["rows"][0]
+    assert row["task"] == "matmul" and row["median_ms"] == pytest.approx(0.1412)
+    assert row["verdict"] == "accepted" and row["flags"] == [] and row["bound"] == "memory"
