@@ -12,7 +12,7 @@ from marshmallow import ValidationError
 
 from accounts.models import Role
 from skillmap.errors import NotFound, Refusal
-from skillmap.parse import parse_job
+from skillmap.parse import guess_title, parse_job
 from web.errors import http_status
 
 from . import service
@@ -91,9 +91,12 @@ def _posting(form) -> tuple[dict, dict]:
 
 
 def _edit_page(template: str, posting: dict, facts: dict, parse: dict, errors: dict,
-               job=None, status: int = 200):
+               job=None, status: int = 200, shown: dict | None = None):
+    """The form shows `facts`; its hidden `shown` keeps what the form first showed (`shown`,
+    else `facts`), so corrections made before a failed save still count as corrections."""
+    baseline = shown if shown is not None else facts
     return render_template(template, posting=posting, facts=facts, parse=parse, errors=errors,
-                           job=job, shown=json.dumps(facts, sort_keys=True)), status
+                           job=job, shown=json.dumps(baseline, sort_keys=True)), status
 
 
 @bp.route("/new", methods=["GET", "POST"])
@@ -103,6 +106,12 @@ def new():
     if request.method == "GET":
         return render_template("jobs/new.html", posting={}, errors={})
     posting, errors = _posting(request.form)
+    if errors.keys() == {"title"} and request.form.get("step") != "back":
+        # No title typed: the one the parser reads from the posting, if it finds one.
+        guess = guess_title(posting["text"]) if isinstance(posting["text"], str) else None
+        if guess:
+            posting["title"] = guess[:200]
+            errors = {}
     if errors or request.form.get("step") == "back":
         return render_template("jobs/new.html", posting=posting, errors=errors), (422 if errors else 200)
     parse = parse_job(posting["text"], title=posting["title"])
@@ -113,7 +122,7 @@ def new():
     shown = shown_facts(request.form) or parsed
     if errors:
         return _edit_page("jobs/review.html", posting, {**shown, **_kept(facts, errors)}, parse,
-                          errors, status=422)
+                          errors, status=422, shown=shown)
     job = service.create_job(user.organisation_id, posting["title"], posting["text"],
                              location=posting["location"] or None, created_by=user,
                              overrides=corrections(facts, shown, parsed, None))
@@ -140,7 +149,7 @@ def edit(job_id):
     shown = shown_facts(request.form) or facts_now
     if errors:
         return _edit_page("jobs/edit.html", posting, {**shown, **_kept(facts, errors)},
-                          job.facts, errors, job=job, status=422)
+                          job.facts, errors, job=job, status=422, shown=shown)
     text_changed = posting["text"] != job.text or posting["title"] != job.title
     parsed = effective(parse_job(posting["text"], title=posting["title"]), None) \
         if text_changed else effective(job.parse, None)

@@ -177,3 +177,107 @@ def test_starter_jobs_are_marked_as_examples(app, client):
     items = client.get("/api/v1/jobs?per_page=5").get_json()["items"]
     assert items and all(item["example"] for item in items)
     db.session.rollback()
+
+
+BARE_POSTING = """We are looking for someone to write CUDA kernels and profile them with Nsight.
+You will work with PyTorch.
+"""
+
+
+def test_a_posting_without_pay_years_degree_or_title_reads_saves_and_shows(app, client):
+    page = _recruiter(app, email="bare@acme.test", org="Bare Co")
+    # No title in the form and none the parser can read: the form asks for one.
+    untitled = page.post("/jobs/new", data={"title": "", "location": "", "text": BARE_POSTING,
+                                            "step": "read"})
+    assert untitled.status_code == 422 and "give the job a title" in untitled.get_data(as_text=True)
+    review = page.post("/jobs/new", data={"title": "CUDA engineer", "location": "",
+                                          "text": BARE_POSTING, "step": "read"})
+    html = review.get_data(as_text=True)
+    assert review.status_code == 200, html[:2000]
+    shown = json.loads(_shown(html))
+    assert shown["salary"] is None and shown["min_years"] is None and shown["degree"] is None
+    html, saved = _post_job(page, text=BARE_POSTING, title="CUDA engineer")
+    assert saved.status_code == 302, saved.get_data(as_text=True)[:2000]
+    job_id = int(saved.headers["Location"].rsplit("/", 1)[1])
+    for url in (f"/jobs/{job_id}", f"/jobs/{job_id}/edit", "/jobs/mine", "/jobs/",
+                f"/jobs/{job_id}/candidates"):
+        resp = page.get(url)
+        assert resp.status_code in (200, 404), (url, resp.get_data(as_text=True)[:2000])
+
+
+@pytest.mark.parametrize("text", [BARE_POSTING, "Bookkeeper for a bakery.\nKeep the books in order.\n",
+                                  "Remote role.\n"])
+def test_every_page_that_shows_a_parse_renders_with_each_optional_fact_absent(app, client, text):
+    page = _recruiter(app, email=f"facts{abs(hash(text)) % 10**6}@acme.test", org="Facts Co")
+    home = page.post("/", data={"text": text})
+    assert home.status_code in (200, 422), home.get_data(as_text=True)[:2000]
+    review = page.post("/jobs/new", data={"title": "A job", "location": "", "text": text, "step": "read"})
+    assert review.status_code == 200, review.get_data(as_text=True)[:2000]
+    shown = json.loads(_shown(review.get_data(as_text=True)))
+    assert shown["salary"] is None and shown["min_years"] is None
+    _, saved = _post_job(page, text=text, title="A job")
+    assert saved.status_code == 302, saved.get_data(as_text=True)[:2000]
+    job_id = int(saved.headers["Location"].rsplit("/", 1)[1])
+    for url in (f"/jobs/{job_id}", f"/jobs/{job_id}/edit", "/jobs/mine", "/jobs/"):
+        resp = page.get(url)
+        assert resp.status_code == 200, (url, resp.get_data(as_text=True)[:2000])
+
+
+def test_the_title_the_parser_reads_fills_the_title_field(app, client):
+    page = _recruiter(app, email="title@acme.test", org="Title Co")
+    review = page.post("/jobs/new", data={"title": "", "location": "", "text": POSTING, "step": "read"})
+    html = review.get_data(as_text=True)
+    assert re.search(r'name="title"[^>]*value="Senior GPU Kernel Engineer"', html), html[:3000]
+
+
+def test_corrections_survive_a_failed_save_and_are_kept_when_fixed(app, client):
+    page = _recruiter(app, email="fix@acme.test", org="Fix Co")
+    html, bad = _post_job(page, min_years="many", seniority="staff_principal",
+                          **{"need.triton": "remove", "need.nccl": "preferred",
+                             "add_skills": "InfiniBand", "add_need": "required"})
+    assert bad.status_code == 422
+    form = bad.get_data(as_text=True)
+    shown = json.loads(_shown(form))
+    # The failed form shows every correction as the recruiter left it.
+    assert re.search(r'<option value="staff_principal"\s+selected', form)
+    assert "triton" not in re.findall(r'name="need\.([a-z0-9_]+)"', form) or \
+        re.search(r'name="need\.triton".*?<option value="remove"\s+selected', form, re.S)
+    assert re.search(r'name="need\.nccl".*?<option value="preferred"\s+selected', form, re.S)
+    assert "InfiniBand" in form or "infiniband" in re.findall(r'name="need\.([a-z0-9_]+)"', form)
+    # Fixed and sent again, the way a browser sends the form it shows.
+    data = _form_fields(form)
+    data["min_years"] = "7"
+    saved = page.post("/jobs/new", data=data)
+    assert saved.status_code == 302, saved.get_data(as_text=True)[:3000]
+    job_id = int(saved.headers["Location"].rsplit("/", 1)[1])
+    job = client.get(f"/api/v1/jobs/{job_id}").get_json()
+    assert job["seniority"] == "staff_principal" and job["min_years"] == 7
+    assert "triton" not in job["skills"] and "infiniband" in job["skills"]
+    assert job["skills"]["nccl"]["need"] == "preferred" if isinstance(job["skills"], dict) else True
+    assert set(job["corrected"]) >= {"seniority", "skills", "min_years"}
+    del shown
+
+
+def _form_fields(html: str) -> dict:
+    """The fields a browser would send from the page's job form: inputs, selected options,
+    textareas."""
+    from html import unescape
+    forms = re.findall(r'<form[^>]*>(.*?)</form>', html, re.S | re.I)
+    body = next(f for f in forms if 'name="shown"' in f)
+    data = {}
+    for m in re.finditer(r'<input([^>]*)>', body):
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(1)))
+        if "name" in attrs and attrs.get("type") not in ("submit", "button", "checkbox", "radio"):
+            data[attrs["name"]] = unescape(attrs.get("value", ""))
+    for m in re.finditer(r'<select[^>]*name="([^"]+)"[^>]*>(.*?)</select>', body, re.S):
+        opts = re.findall(r'<option([^>]*)>([^<]*)', m.group(2))
+        chosen = next((o for o in opts if re.search(r'\bselected\b', o[0])), opts[0] if opts else None)
+        if chosen:
+            value = re.search(r'value="([^"]*)"', chosen[0])
+            data[m.group(1)] = unescape(value.group(1) if value else chosen[1].strip())
+    for m in re.finditer(r'<textarea[^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', body, re.S):
+        data[m.group(1)] = unescape(m.group(2)).lstrip("\n")
+    for m in re.finditer(r'<button[^>]*name="([^"]+)"[^>]*value="([^"]*)"', body):
+        data.setdefault(m.group(1), m.group(2))
+    data["step"] = "save"
+    return data
