@@ -4,7 +4,7 @@ from flask_smorest import Blueprint, abort
 
 from accounts import service
 from accounts.models import Role
-from accounts.schemas import (CredentialsSchema, InvitationRequestSchema, InvitationSchema,
+from accounts.schemas import (CredentialsSchema, InvitationRequestSchema, InvitationSchema, NamesSchema,
                               SignupSchema, TokenSchema, UserSchema)
 from accounts.tokens import api_token, api_user, token_lifetime_days, token_required
 from web import limits
@@ -25,11 +25,22 @@ def signup(data):
 
 
 @blp.route("/me")
-@blp.response(200, UserSchema)
-@token_required()
-def me():
-    """The signed-in user."""
-    return api_user()
+class Me(MethodView):
+    @blp.response(200, UserSchema)
+    @token_required()
+    def get(self):
+        """The signed-in user."""
+        return api_user()
+
+    @blp.arguments(NamesSchema(partial=True), example={"name": "Ada Lovelace", "display_name": "ada"})
+    @blp.response(200, UserSchema)
+    @token_required()
+    def patch(self, data):
+        """Change your name (seen by recruiters you applied to or were invited by) or your public
+        display name; an empty string clears one."""
+        user = api_user()
+        return service.set_names(user, data.get("name", user.full_name or ""),
+                                 data.get("display_name", user.display_name or ""))
 
 
 @blp.route("/tokens")

@@ -50,6 +50,8 @@ class User(db.Model):
     is_org_admin: Mapped[bool] = mapped_column(default=False)
     # The name shown on leaderboards and public solutions (never the e-mail address).
     display_name: Mapped[str | None] = mapped_column(String(80))
+    # The person's name: seen by recruiters of organisations they applied to or were invited by.
+    full_name: Mapped[str | None] = mapped_column(String(120))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     organisation: Mapped[Organisation | None] = relationship(back_populates="members")
@@ -76,7 +78,14 @@ class User(db.Model):
 
     @property
     def public_name(self) -> str:
-        return self.display_name or f"user {self.id}"
+        """What anyone may see: the display name the person chose, else a neutral label."""
+        return self.display_name or f"Candidate {self.id}"
+
+    def identity(self) -> dict:
+        """Who the person is, for the recruiters of an organisation they applied to or were
+        invited by: their name (else their display name) and e-mail address."""
+        return {"name": self.full_name or self.public_name, "email": self.email,
+                "display_name": self.public_name}
 
     def has_role(self, *roles: Role) -> bool:
         return self.role in {r.value for r in roles}

@@ -10,6 +10,14 @@ class SignupSchema(Schema):
     role = fields.String(required=True, validate=validate.OneOf(["candidate", "recruiter"]))
     organisation = fields.String(validate=validate.Length(min=2, max=200))
     invitation = fields.String(validate=validate.Length(min=8, max=200))
+    name = fields.String(validate=validate.Length(min=1, max=120))
+    display_name = fields.String(validate=validate.Length(min=2, max=80))
+
+
+class NamesSchema(Schema):
+    """A person's name and public display name (blank: none)."""
+    name = fields.String(required=True, validate=validate.Length(max=120))
+    display_name = fields.String(required=True, validate=validate.Length(max=80))
 
 
 class UserSchema(Schema):
@@ -19,6 +27,8 @@ class UserSchema(Schema):
     organisation = fields.Function(
         lambda u: {"id": u.organisation.id, "name": u.organisation.name} if u.organisation else None)
     is_org_admin = fields.Boolean()
+    name = fields.String(attribute="full_name", allow_none=True)
+    display_name = fields.String(allow_none=True)
     created_at = UtcDateTime()
 
 

@@ -37,7 +37,8 @@ def find_user(email: str) -> User | None:
 
 
 def signup(email: str, password: str, role: str, organisation: str | None = None,
-           invitation: str | None = None) -> User:
+           invitation: str | None = None, name: str | None = None,
+           display_name: str | None = None) -> User:
     """Create a user; a recruiter founds a new organisation or joins one by invitation."""
     email = normalise_email(email)
     check_password_rules(password)
@@ -46,6 +47,7 @@ def signup(email: str, password: str, role: str, organisation: str | None = None
     if find_user(email):
         raise Conflict("an account with this email already exists", field="email")
     user = User(email=email, role=role)
+    set_names(user, name or "", display_name or "", commit=False)
     user.set_password(password)
 
     if role == Role.RECRUITER.value:
@@ -233,3 +235,31 @@ def create_admin(email: str, password: str) -> User:
     user.set_password(password)
     db.session.commit()
     return user
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def set_names(user: User, name: str, display_name: str, commit: bool = True) -> User:
+    """The person's name and public display name; blank clears one. A display name is never
+    an e-mail address (it is public)."""
+    name, display_name = _one_line(name), _one_line(display_name)
+    for field, value in (("name", name), ("display_name", display_name)):
+        if any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise Invalid(f"{field.replace('_', ' ')} must be plain text", field=field)
+    if len(name) > 120:
+        raise Invalid("name must be at most 120 characters", field="name")
+    if len(display_name) > 80:
+        raise Invalid("display name must be at most 80 characters", field="display_name")
+    if display_name and len(display_name) < 2:
+        raise Invalid("display name must be at least 2 characters", field="display_name")
+    if "@" in display_name:
+        raise Invalid("display name is public: use a name, not an e-mail address",
+                      field="display_name")
+    user.full_name = name or None
+    user.display_name = display_name or None
+    if commit:
+        db.session.commit()
+    return user
+

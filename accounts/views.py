@@ -65,7 +65,8 @@ def logout():
 def signup():
     form = {"email": request.values.get("email", ""), "role": request.values.get("role", ""),
             "organisation": request.values.get("organisation", ""),
-            "invitation": request.values.get("invitation", "")}
+            "invitation": request.values.get("invitation", ""),
+            "name": request.values.get("name", ""), "display_name": request.values.get("display_name", "")}
     if form["invitation"] and not form["role"]:
         form["role"] = "recruiter"
     if request.method == "GET":
@@ -78,6 +79,9 @@ def signup():
     elif data.get("invitation"):
         data.pop("organisation", None)  # the invitation names the organisation
     try:
+        if not data.get("name"):
+            # The page asks everyone for a name (the API leaves it optional).
+            raise ValidationError({"name": ["give your name"]})
         user = service.signup(**SignupSchema().load(data))
     except ValidationError as err:
         return render_template("accounts/signup.html", form=form,
@@ -146,10 +150,25 @@ def account():
     return _account_page()
 
 
-def _account_page(new_token: str | None = None, errors: dict | None = None, status: int = 200):
+def _account_page(new_token: str | None = None, errors: dict | None = None, status: int = 200,
+                  names: dict | None = None, name_errors: dict | None = None):
     tokens = sorted(current_user.tokens, key=lambda t: t.id, reverse=True)
     return render_template("accounts/account.html", tokens=tokens, new_token=new_token,
-                           errors=errors or {}), status
+                           errors=errors or {}, names=names, name_errors=name_errors or {}), status
+
+
+@bp.route("/account/names", methods=["POST"])
+@login_required
+def update_names():
+    names = {"full_name": request.form.get("full_name", ""),
+             "display_name": request.form.get("display_name", "")}
+    try:
+        service.set_names(current_user, names["full_name"], names["display_name"])
+    except Refusal as err:
+        field = "full_name" if err.field == "name" else (err.field or "full_name")
+        return _account_page(names=names, name_errors={field: err.message}, status=http_status(err))
+    flash("Names saved.", "ok")
+    return redirect(url_for("accounts.account") + "#names", 303)
 
 
 @bp.route("/account/tokens", methods=["POST"])

@@ -70,6 +70,8 @@ class MatchSchema(Schema):
 
 class RankedCandidateSchema(MatchSchema):
     display_name = fields.String(allow_none=True)
+    name = fields.String(metadata={"description": "the candidate's name (else their display name)"})
+    email = fields.String(metadata={"description": "the candidate's e-mail address"})
     applied = fields.Boolean(metadata={"description": "applied to this job (else: another of the "
                                                       "organisation's jobs, or invited to an assessment)"})
 

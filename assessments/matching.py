@@ -82,8 +82,10 @@ def practice_map() -> dict[str, list[tuple[str, float]]]:
     return out
 
 
-def _names(ids) -> dict[int, str]:
-    return {u.id: u.public_name for u in db.session.scalars(select(User).where(User.id.in_(list(ids))))}
+def _identities(ids) -> dict[int, dict]:
+    """Name, e-mail and display name of each candidate: for the recruiters of an organisation
+    the candidates applied to or were invited by (organisation_candidates) only."""
+    return {u.id: u.identity() for u in db.session.scalars(select(User).where(User.id.in_(list(ids))))}
 
 
 def ranked_candidates(reader: User, job_id: int, top: int = 10) -> dict:
@@ -99,14 +101,14 @@ def ranked_candidates(reader: User, job_id: int, top: int = 10) -> dict:
     target = MatchJob.from_parse(job.facts)
     best = rank(CandidatePool.build(candidates, tax), target, top=min(top, MAX_TOP))
     by_id = {c.id: c for c in candidates}
-    names = _names(cid for cid, _ in best)
+    who = _identities(cid for cid, _ in best)     # all of them the organisation's candidates
     applied = set(db.session.scalars(select(JobApplication.candidate_id).where(JobApplication.job_id == job_id)))
     practice = practice_map()
     return {
         "job_id": job_id,
         "title": job.title,
         "total": len(candidates),
-        "candidates": [dict(match(by_id[cid], target, tax, practice), display_name=names.get(cid),
+        "candidates": [dict(match(by_id[cid], target, tax, practice), **who[cid],
                             applied=cid in applied)
                        for cid, _ in best],
     }
@@ -150,5 +152,5 @@ def match_report(reader: User, job_id: int, candidate_id: int) -> tuple[dict, Jo
         raise NotFound("no such candidate", field="candidate_id")
     candidate = candidates_of([candidate_id])[0]
     report = match(candidate, MatchJob.from_parse(job.facts), load_taxonomy(), practice_map())
-    report["display_name"] = _names([candidate_id]).get(candidate_id)
+    report.update(_identities([candidate_id])[candidate_id])
     return report, job

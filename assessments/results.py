@@ -140,9 +140,11 @@ def candidate_profile(reader: User, candidate_id: int) -> dict:
     profile = db.session.get(CandidateProfile, candidate_id)
     verified_ids = {v["skill"] for v in verified}
     claimed = (profile.claimed if profile else {}) or {}
+    # Who it is: for the candidate and for recruiters the candidate applied to or was invited
+    # by (the only other readers _may_read_profile lets through).
     return {
         "candidate_id": candidate_id,
-        "display_name": candidate.public_name,
+        **candidate.identity(),
         "verified": verified,
         "claimed": {
             "skills": [dict(s, also_verified=s["id"] in verified_ids)

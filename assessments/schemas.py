@@ -269,7 +269,11 @@ class ClaimsSchema(Schema):
 
 class ProfileSchema(Schema):
     candidate_id = fields.Integer()
-    display_name = fields.String()
+    display_name = fields.String(metadata={"description": "the public name"})
+    name = fields.String(metadata={"description": "the person's name (else the display name): "
+                                                 "for the candidate and the recruiters they "
+                                                 "applied to or were invited by"})
+    email = fields.String()
     verified = fields.List(fields.Nested(VerifiedSkillSchema))
     claimed = fields.Nested(ClaimsSchema, metadata={"description": "never counted as verified"})
     not_counted = fields.List(fields.Integer(), metadata={

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.db
 
 
 def _signup(page, **form):
-    return page.post("/signup", data={"password": PASSWORD, **form})
+    return page.post("/signup", data={"password": PASSWORD, "name": "Ada Lovelace", **form})
 
 
 def test_a_candidate_signs_up_on_the_page_and_lands_on_their_profile(app, client):

@@ -64,7 +64,7 @@ def test_sign_ups_are_limited_per_address_on_page_and_api_together(limited_app):
     assert _signup(client, "a1@example.com").status_code == 201
     assert _signup(client, "a1@example.com").status_code == 409  # refusals count too
     token = _csrf(client, "/signup")
-    page = client.post("/signup", data={"email": "a3@example.com", "password": PASSWORD,
+    page = client.post("/signup", data={"email": "a3@example.com", "password": PASSWORD, "name": "A3",
                                         "role": "candidate", "csrf_token": token})
     assert page.status_code == 302
     client.post("/logout", data={"csrf_token": _csrf(client, "/signup")})

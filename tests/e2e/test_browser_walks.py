@@ -81,6 +81,7 @@ def test_a_recruiter_signs_up_posts_edits_and_invites(server, browser):
         d.find_element(By.LINK_TEXT, "Sign up").click()
         wait(d).until(EC.url_contains("/signup"))
         check_page(d, "signup")
+        fill(d, "name", "Lena Lead")
         fill(d, "email", "lead@tensorworks.test")
         fill(d, "password", "short")
         d.find_element(By.CSS_SELECTOR, "input[name=role][value=recruiter]").click()
@@ -158,6 +159,7 @@ def test_a_recruiter_signs_up_posts_edits_and_invites(server, browser):
         # The colleague follows the link: the invitation names the organisation.
         d.get(link)
         assert "by invitation" in d.find_element(By.CSS_SELECTOR, "main form").text
+        fill(d, "name", "Colin Colleague")
         fill(d, "password", PASSWORD)
         d.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
         wait(d).until(EC.url_contains("/jobs/mine"))

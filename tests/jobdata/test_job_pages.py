@@ -27,6 +27,7 @@ Pay: $180,000 - $240,000 per year.
 def _recruiter(app, email="boss@acme.test", org="Acme GPU"):
     page = Page(app)
     resp = page.post("/signup", data={"email": email, "password": PASSWORD, "role": "recruiter",
+                                      "name": "Rita Recruiter",
                                       "organisation": org})
     assert resp.status_code == 302, resp.get_data(as_text=True)
     return page
@@ -120,7 +121,8 @@ def test_another_organisation_can_neither_edit_nor_delete_nor_list_the_job(app, 
     assert "Senior GPU Kernel Engineer" not in other.get("/jobs/mine").get_data(as_text=True)
     assert "Edit" not in other.get(f"/jobs/{job_id}").get_data(as_text=True).split("job-actions")[1].split("</div>")[0]
     candidate = Page(app)
-    candidate.post("/signup", data={"email": "c@example.com", "password": PASSWORD, "role": "candidate"})
+    candidate.post("/signup", data={"email": "c@example.com", "password": PASSWORD, "role": "candidate",
+                                    "name": "Cora Candidate"})
     assert candidate.get("/jobs/new").status_code == 403
     assert candidate.get("/jobs/mine").status_code == 403
     assert acme.post(f"/jobs/{job_id}/delete").status_code == 302
