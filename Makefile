@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
+PORT   ?= 5000
 export FLASK_APP := app
 
 .PHONY: run test db starter system-deps test-system-deps bench clean
@@ -94,7 +95,7 @@ starter: db
 	$(BIN)/flask jobs reparse
 
 run: system-deps starter static/vendor/editor.js $(SWAGGER_UI)/swagger-ui-bundle.js
-	$(BIN)/flask run --host 127.0.0.1 --port 5000
+	$(BIN)/flask run --host 127.0.0.1 --port $(PORT)
 
 # Production server: gunicorn sized to the machine (gunicorn.conf.py; WEB_CONCURRENCY, WEB_THREADS,
 # --bind through GUNICORN_CMD_ARGS), on http://127.0.0.1:8000. Same prerequisites as `run`.

@@ -127,8 +127,11 @@ def match(candidate: Candidate, job: Job, taxonomy: Taxonomy, practice: dict | N
         points = weights.get(sid, 0.0) * credit
         name = taxonomy.get(sid).name if sid in taxonomy else sid
         if kind is None:
-            (missing_required if need == "required" else missing_preferred).append(
-                {"skill": sid, "name": name, "need": need, "points_available": round(weights.get(sid, 0.0), 1)})
+            # A skill the posting only mentions is no gap: it is neither asked for nor preferred.
+            gaps = {"required": missing_required, "preferred": missing_preferred}.get(need)
+            if gaps is not None:
+                gaps.append({"skill": sid, "name": name, "need": need,
+                             "points_available": round(weights.get(sid, 0.0), 1)})
             continue
         credits[sid] = credit
         matched.append({"skill": sid, "name": name, "need": need, "evidence": kind,

@@ -31,6 +31,13 @@ def test_a_job_reads_needs_and_paths_from_its_parse():
     assert {"degree": "master", "min_years": 4} in JOB.experience_paths
 
 
+def test_a_skill_the_posting_only_mentions_is_not_a_missing_preferred_skill():
+    nobody = match(Candidate("n"), JOB, TAX)
+    assert "kubernetes" not in {m["skill"] for m in nobody["missing_preferred"]}
+    assert "kubernetes" not in {m["skill"] for m in nobody["missing_required"]}
+    assert {m["skill"] for m in nobody["missing_preferred"]} == {"triton"}
+
+
 def test_verified_skills_outrank_the_same_skills_only_claimed():
     skills = {"cuda", "cpp", "nccl"}
     verified = Candidate("v", verified={s: 0.9 for s in skills}, years=6, degree="bachelor")
