@@ -14,6 +14,7 @@ from accounts.models import Role
 from skillmap.errors import NotFound, Refusal
 from skillmap.parse import guess_title, parse_job
 from web.errors import http_status
+from web.inputs import int_value
 
 from . import service
 from .edits import corrections, effective
@@ -22,12 +23,16 @@ from .schemas import check_posting_text
 
 bp = Blueprint("jobs_pages", __name__, url_prefix="/jobs")
 PER_PAGE = 25
+MAX_PAGE = 100_000   # the API's bound (JobQuerySchema.page)
 
 
 @bp.route("/")
 def index():
     filters, errors = read_filters(request.args)
-    page = max(1, request.args.get("page", 1, type=int) or 1)
+    page, bad_page = int_value(request.args, "page", low=1, high=MAX_PAGE)
+    if bad_page:
+        errors["page"] = bad_page
+    page = page or 1
     rows, total = ([], 0) if errors else service.list_jobs(**filters, page=page, per_page=PER_PAGE)
     args = {k: v for k, v in request.args.to_dict(flat=False).items() if k != "page"}
     return render_template("jobs/index.html", jobs=rows, total=total, page=page,
@@ -65,7 +70,7 @@ def _own_job(job_id: int):
 @login_required
 def mine():
     user = _recruiter()
-    page = max(1, request.args.get("page", 1, type=int) or 1)
+    page = int_value(request.args, "page", low=1, high=MAX_PAGE)[0] or 1
     rows, total = service.list_jobs(organisation_id=user.organisation_id, page=page,
                                     per_page=PER_PAGE)
     return render_template("jobs/mine.html", jobs=rows, total=total, page=page,

@@ -44,6 +44,24 @@ def _max_integer() -> int:
     return current_app.config.get("API_MAX_INTEGER", DEFAULT_MAX_INTEGER)
 
 
+def int_value(values, name: str, low: int = -DEFAULT_MAX_INTEGER - 1,
+              high: int | None = None) -> tuple[int | None, str | None]:
+    """An integer from a page's query string or form: (value, None), (None, None) when absent,
+    or (None, a message naming the field) when it is not a whole number in [low, high] (high:
+    the database's integers). The pages' counterpart of the API's integer checks."""
+    raw = values.get(name)
+    if raw is None or str(raw).strip() == "":
+        return None, None
+    high = _max_integer() if high is None else high
+    text = str(raw).strip()
+    if not re.fullmatch(r"[+-]?\d{1,20}", text):
+        return None, f"{name.replace('_', ' ')} must be a whole number"
+    value = int(text)
+    if not low <= value <= high:
+        return None, f"{name.replace('_', ' ')} must be between {low} and {high}"
+    return value, None
+
+
 def id_converter(max_integer: int) -> type[IntegerConverter]:
     class IdConverter(IntegerConverter):
         """`<int:...>` that refuses ids past the database's integers, so the rule does not match."""

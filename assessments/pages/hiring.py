@@ -12,6 +12,7 @@ from jobdata.models import Job
 from skillmap.errors import Invalid, NotFound, Refusal
 from web.charts import track_strengths
 from web.errors import http_status
+from web.inputs import int_value
 
 from .. import catalog, results, service, submissions
 from ..resume import uploaded_resume_text
@@ -64,7 +65,7 @@ def _render_assessments(form: dict | None = None, error: Refusal | None = None,
                                entries=entries, now=utcnow()), status
     jobs = _org_jobs()
     form = dict(form or {})
-    job_id = form.get("job_id") or request.args.get("job_id", type=int) or (jobs[0].id if jobs else None)
+    job_id = form.get("job_id") or int_value(request.args, "job_id", low=1)[0] or (jobs[0].id if jobs else None)
     suggested = []
     if job_id:
         try:
@@ -88,7 +89,7 @@ def _render_assessments(form: dict | None = None, error: Refusal | None = None,
 def assessments():
     if request.method == "GET":
         return _render_assessments()
-    form = {"job_id": request.form.get("job_id", type=int),
+    form = {"job_id": int_value(request.form, "job_id", low=1)[0],
             "tasks": request.form.getlist("tasks"),
             "time_limit_minutes": request.form.get("time_limit_minutes", "").strip(),
             "backend": request.form.get("backend", "cpu"),

@@ -8,6 +8,7 @@ from extensions import limiter
 from skillmap.errors import Invalid, NotFound, Refusal
 from web.charts import roofline_data
 from web.errors import http_status
+from web.inputs import int_value
 
 from .. import catalog, results, service, submissions
 from ..models import Submission, SubmissionKind, SubmissionStatus
@@ -27,8 +28,8 @@ def _render_task(slug: str, *, source: str | None = None, error: Refusal | None 
                  status: int = 200):
     task = _task_or_404(slug)
     detail = catalog.detail(task)
-    assessment_id = request.values.get("assessment", type=int) or \
-        request.values.get("assessment_id", type=int)
+    assessment_id = int_value(request.values, "assessment", low=1)[0] or \
+        int_value(request.values, "assessment_id", low=1)[0]
     context = _assessment_context(assessment_id, slug)
     starters = {s: code for s, code in detail["starters"].items() if code}
     style = request.args.get("style")
@@ -66,7 +67,7 @@ def _create(slug: str, kind: SubmissionKind):
                            field=None), 401
         return redirect(url_for("accounts.login", next=url_for(".task", slug=slug)))
     source = request.form.get("source", "")
-    assessment_id = request.form.get("assessment_id", type=int)
+    assessment_id = int_value(request.form, "assessment_id", low=1)[0]
     try:
         if _unstorable(source):
             raise Invalid("the source contains a NUL character", field="source")
