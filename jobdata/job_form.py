@@ -3,6 +3,7 @@ them. Each reader returns (values, errors by field) so the page can show both.""
 from __future__ import annotations
 
 import json
+import re
 
 from marshmallow import ValidationError
 
@@ -19,6 +20,23 @@ from .schemas import JobQuerySchema
 PERIODS = ("year", "month", "hour")
 FILTERS = ("q", "track", "seniority", "workplace", "location", "min_salary", "max_salary",
            "currency")
+
+
+_AMOUNT = re.compile(r"^\s*[$€£¥₹]?\s*(\d+(?:[.,]\d+)?)\s*([kKmM]?)\s*$")
+
+
+def money(text: str) -> str:
+    """An amount as people type it ("150k", "1.5M", "$150,000", "150 000") as plain digits;
+    anything else comes back as it was, for the schema to refuse with its own message."""
+    compact = text.replace(" ", "").replace("\u00a0", "")
+    if re.fullmatch(r"[$€£¥₹]?\d{1,3}(,\d{3})+(\.\d+)?", compact):
+        compact = compact.replace(",", "")
+    m = _AMOUNT.match(compact)
+    if not m:
+        return text
+    number = float(m.group(1).replace(",", "."))
+    number *= {"k": 1e3, "m": 1e6}.get(m.group(2).lower(), 1)
+    return str(int(round(number))) if number == int(number) or m.group(2) else m.group(1)
 
 
 def skill_ids(text: str) -> tuple[list[str], list[str]]:
@@ -42,6 +60,9 @@ def read_filters(args) -> tuple[dict, dict]:
     The page takes what the API takes (skill=cuda&skill=nccl), plus `skills`: names typed into
     the page's field, comma-separated."""
     raw = {key: args.get(key, "").strip() for key in FILTERS if args.get(key, "").strip()}
+    for key in ("min_salary", "max_salary"):
+        if key in raw:
+            raw[key] = money(raw[key])
     errors = {}
     ids = [s for s in args.getlist("skill") if s.strip()]
     found, unknown = skill_ids(args.get("skills", ""))
@@ -57,6 +78,10 @@ def read_filters(args) -> tuple[dict, dict]:
     except ValidationError as err:
         for field, messages in err.messages.items():
             errors.setdefault(field, messages[0] if isinstance(messages, list) else str(messages))
+        if "skill" in err.messages:   # the API's message points at the API; the page has a field
+            unknown = next((s for s in ids if s not in load_taxonomy()), "")
+            errors["skill"] = (f"no skill is called {unknown[:60]!r}: type a skill's name in "
+                               "Skills and pick one from the suggestions")
         values = {}
     values.pop("page", None)
     values.pop("per_page", None)
@@ -73,8 +98,10 @@ def _choice(form, field: str, allowed, errors: dict):
     return value
 
 
-def _number(form, field: str, errors: dict, low: float, high: float, integer: bool = False):
-    value = form.get(field, "").strip().replace(",", "")
+def _number(form, field: str, errors: dict, low: float, high: float, integer: bool = False,
+            amount: bool = False):
+    value = form.get(field, "").strip()
+    value = money(value) if amount else value.replace(",", "")
     if not value:
         return None
     try:
@@ -98,8 +125,8 @@ def read_facts(form) -> tuple[dict, dict]:
         "degree": _choice(form, "degree", DEGREES, errors),
         "workplace": _choice(form, "workplace", WORKPLACES, errors),
     }
-    low = _number(form, "salary_min", errors, 0, 100_000_000)
-    high = _number(form, "salary_max", errors, 0, 100_000_000)
+    low = _number(form, "salary_min", errors, 0, 100_000_000, amount=True)
+    high = _number(form, "salary_max", errors, 0, 100_000_000, amount=True)
     currency = _choice(form, "salary_currency", CURRENCIES, errors) or "USD"
     period = _choice(form, "salary_period", PERIODS, errors) or "year"
     if low is None and high is not None:

@@ -158,3 +158,11 @@ def test_an_unexpected_error_is_a_styled_500_page(database_url):
     resp = app.test_client().get("/__boom")
     assert resp.status_code == 500
     assert "Something broke" in resp.get_data(as_text=True) and "boom" not in resp.get_data(as_text=True)
+
+
+def test_each_problem_in_the_summary_names_its_field(app):
+    resp = _signup(Page(app), email="x@example.com", role="candidate", password="short")
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 422
+    summary = html.split('class="form-summary"', 1)[1].split("</div>", 1)[0]
+    assert "Password: " in summary

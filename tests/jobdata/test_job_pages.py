@@ -283,3 +283,23 @@ def _form_fields(html: str) -> dict:
         data.setdefault(m.group(1), m.group(2))
     data["step"] = "save"
     return data
+
+
+def test_salary_filters_take_amounts_as_people_type_them(app, client):
+    page = _recruiter(app, email="pay@acme.test", org="Pay Co")
+    _, saved = _post_job(page)
+    assert saved.status_code == 302
+    plain = page.get("/jobs/?min_salary=150000&currency=USD").get_data(as_text=True)
+    for typed in ("150k", "150K", "$150,000", "0.15m"):
+        resp = page.get(f"/jobs/?min_salary={typed}&currency=USD")
+        assert resp.status_code == 200, (typed, resp.get_data(as_text=True)[:1500])
+        assert ("Senior GPU Kernel Engineer" in resp.get_data(as_text=True)) == \
+            ("Senior GPU Kernel Engineer" in plain)
+    assert page.get("/jobs/?min_salary=lots").status_code == 422
+
+
+def test_an_unknown_skill_in_the_address_gets_page_advice_not_api_advice(app, client):
+    resp = Page(app).get("/jobs/?skill=quantum_basket_weaving")
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 422
+    assert "quantum_basket_weaving" in html and "/api/v1" not in html.split("<main", 1)[1].split("</main>")[0]
