@@ -57,3 +57,10 @@ def test_no_crafted_query_string_makes_a_page_fail(app, role):
                 if resp.status_code >= 500:
                     failures.append(f"{path}?{name}={value[:40]} -> {resp.status_code}")
     assert not failures, "\n".join(failures[:40])
+
+
+def test_the_home_page_says_where_each_kind_of_visitor_starts(app):
+    html = Page(app).get("/").get_data(as_text=True)
+    for who, link in (("Candidates", "/tasks/"), ("Recruiters", "/signup?role=recruiter"),
+                      ("Learners", "/roadmap")):
+        assert who in html and f'href="{link}"' in html, who
