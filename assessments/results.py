@@ -212,10 +212,13 @@ def save_claims(user: User, candidate_id: int, text: str) -> CandidateProfile:
 
 def leaderboard(task: str, backend: str, device: str | None = None, limit: int = 50) -> dict:
     """Best accepted time per user (eligible timings only) for a task, backend and GPU; on the CPU
-    backend, which times nothing, each user's first accepted solution in order of acceptance."""
+    backend, which times nothing, each user's first accepted solution in order of acceptance.
+    Only practice work its author put on the leaderboard (made public) is there: never an
+    assessment's, never a solution its author kept private."""
     query = select(Submission).where(
         Submission.task == task, Submission.kind == _GRADED, Submission.status == _DONE,
-        Submission.verdict == "accepted", Submission.backend == backend)
+        Submission.verdict == "accepted", Submission.backend == backend,
+        Submission.assessment_id.is_(None), Submission.public.is_(True))
     rows = list(db.session.scalars(query.order_by(Submission.id)))
     devices = sorted({s.device for s in rows if s.device})
     if backend == "cuda":

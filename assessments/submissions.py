@@ -77,12 +77,16 @@ def readable(user: User, sub_id: int, kind: SubmissionKind = SubmissionKind.SUBM
 
 
 def set_public(user: User, sub_id: int, public: bool) -> Submission:
-    """Share (or stop sharing) an accepted solution's code on the task's leaderboard."""
+    """Put (or take back) an accepted practice solution on the task's leaderboard, its code
+    public. Work done for an assessment stays between the candidate and the organisation."""
     sub = db.session.get(Submission, sub_id)
     if sub is None or sub.user_id != user.id or sub.kind != SubmissionKind.SUBMISSION.value:
         raise NotFound("no such submission", field="id")
     if public and sub.verdict != "accepted":
         raise Conflict("only an accepted solution can be made public", field="public")
+    if public and sub.assessment_id is not None:
+        raise Conflict("work for an assessment stays private to the organisation that set it; "
+                       "practise the task to appear on its leaderboard", field="public")
     sub.public = public
     db.session.commit()
     return sub

@@ -172,8 +172,8 @@ def set_visibility(sub_id):
             abort(404)
         return _render_submission(_readable_or_404(sub_id, SubmissionKind.SUBMISSION),
                                   error=err.message, status=http_status(err))
-    flash("Your code is now public on the task's leaderboard." if sub.public
-          else "Your code is private again.", "notice")
+    flash("Your solution is on the task's leaderboard, its code public." if sub.public
+          else "Your solution is off the leaderboard and its code private again.", "notice")
     return redirect(url_for(".submission", sub_id=sub.id), 303)
 
 

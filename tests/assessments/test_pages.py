@@ -239,7 +239,7 @@ def test_run_and_submit_with_javascript_answer_json_and_report_live(app, client,
     final = wait_final(page.http, sub.get_json()["status_url"])
     assert final["verdict"] == "accepted" and "Score 60" in final["html"]
     shown = text(page.get(sub.get_json()["url"]))
-    assert "Submission #" in shown and "RawKernel" in shown and "Make my code public" in shown
+    assert "Submission #" in shown and "RawKernel" in shown and "Put it on the leaderboard" in shown
 
 
 def test_submit_without_javascript_redirects_to_the_submission_page(app, make_user):
@@ -309,7 +309,7 @@ def test_only_the_owner_and_the_assessments_recruiters_read_a_submission(
     recruiter = Page(app, "rec@acme.test")
     seen = text(recruiter.get(f"/submissions/{sid}"))
     assert "cand@example.com" in seen  # the recruiter sees who wrote it
-    assert "Make my code public" not in seen
+    assert "Put it on the leaderboard" not in seen
     for email in ("other@example.com", "rec@globex.test"):
         outsider = Page(app, email)
         for path in (f"/submissions/{sid}", f"/submissions/{sid}/status", f"/runs/{run_id}",
@@ -344,7 +344,7 @@ def test_the_report_shows_tests_kernels_listings_and_timing(app, make_user):
     assert "Flagged for review (below physical floor)" in html
     assert "Score 0 / 100" in html and "hello from solve" in html
     page_html = text(page.get(f"/submissions/{sid}"))
-    assert 'data-final="true"' in page_html and "Make my code public" not in page_html
+    assert 'data-final="true"' in page_html and "Put it on the leaderboard" not in page_html
 
 
 def test_queued_work_shows_its_status_and_polls(app, make_user):
@@ -374,9 +374,9 @@ def test_only_an_accepted_solution_can_be_made_public(app, make_user):
     assert "Only an accepted solution can be made public." in text(refused)
     assert page.post(f"/submissions/{good}/visibility", {"public": "1"}).status_code == 303
     shown = text(page.get(f"/submissions/{good}"))
-    assert "public on the leaderboard" in shown and "Make my code private again" in shown
+    assert "public on the leaderboard" in shown and "Take it off the leaderboard" in shown
     assert page.post(f"/submissions/{good}/visibility", {"public": "0"}).status_code == 303
-    assert "Make my code public" in text(page.get(f"/submissions/{good}"))
+    assert "Put it on the leaderboard" in text(page.get(f"/submissions/{good}"))
 
 
 # ---- invitations and assessments ----------------------------------------------------------
