@@ -89,6 +89,8 @@ class JobBriefSchema(Schema):
     location = fields.String(allow_none=True)
     organisation = fields.String()
     primary_track = fields.String(allow_none=True)
+    example = fields.Boolean(metadata={"description": "a job that ships with KernelPath, not an "
+                                                      "opening: it takes no applications"})
 
 
 class FittingJobSchema(MatchSchema):

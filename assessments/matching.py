@@ -14,7 +14,7 @@ import gpu_tasks
 from accounts.models import Role, User
 from extensions import db
 from jobdata.models import Job, JobApplication
-from skillmap.errors import Forbidden, NotFound
+from skillmap.errors import Conflict, Forbidden, NotFound
 from skillmap.match import Candidate, CandidatePool, Job as MatchJob, match, rank
 from skillmap.taxonomy import load_taxonomy
 from skillmap.verified import DIFFICULTY_WEIGHT, verified_skills
@@ -32,6 +32,9 @@ def apply(user: User, job_id: int) -> tuple[JobApplication, bool]:
     job = db.session.get(Job, job_id)
     if job is None:
         raise NotFound("no such job", field="job_id")
+    if job.is_example:
+        raise Conflict("this is an example job that ships with KernelPath, not an opening: "
+                       "nobody receives applications to it", field="job_id")
     existing = _application(job_id, user.id)
     if existing is not None:
         return existing, False
@@ -131,7 +134,7 @@ def best_jobs(reader: User, candidate_id: int, top: int = 10) -> dict:
         "total": len(jobs),
         "jobs": [dict(report, job={"id": job.id, "title": job.title, "location": job.location,
                                    "organisation": job.organisation.name,
-                                   "primary_track": job.primary_track},
+                                   "primary_track": job.primary_track, "example": job.is_example},
                       applied=job.id in applied)
                  for report, job in scored[:min(top, MAX_TOP)]],
     }

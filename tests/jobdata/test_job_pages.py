@@ -75,7 +75,7 @@ def test_a_recruiter_posts_a_job_from_a_pasted_description_and_corrects_it(app, 
     assert job["parse"]["seniority"] == "senior"  # the parser's own reading is kept apart
     assert job["corrected"] == ["seniority", "skills"] and job["example"] is False
     detail = page.get(f"/jobs/{job_id}").get_data(as_text=True)
-    assert "corrected by the recruiter" in detail and "Staff / principal" in detail
+    assert "corrected by your organisation" in detail and "Staff / principal" in detail
     assert "/jobs/%d/edit" % job_id in detail
     assert "Senior GPU Kernel Engineer" in page.get("/jobs/mine").get_data(as_text=True)
 
@@ -303,3 +303,33 @@ def test_an_unknown_skill_in_the_address_gets_page_advice_not_api_advice(app, cl
     html = resp.get_data(as_text=True)
     assert resp.status_code == 422
     assert "quantum_basket_weaving" in html and "/api/v1" not in html.split("<main", 1)[1].split("</main>")[0]
+
+
+def test_example_jobs_take_no_applications_and_candidates_see_no_recruiter_notes(app, client):
+    from extensions import db
+    from jobdata.models import Job
+    from jobdata.starter import load_starter
+
+    with app.app_context():
+        load_starter()
+        example_id = db.session.scalar(db.select(Job.id).where(Job.source.is_not(None)).limit(1))
+    page = _recruiter(app, email="notes@acme.test", org="Notes Co")
+    _, saved = _post_job(page, seniority="staff_principal")
+    job_id = int(saved.headers["Location"].rsplit("/", 1)[1])
+    candidate = Page(app)
+    candidate.post("/signup", data={"email": "seeker@example.com", "password": PASSWORD,
+                                    "role": "candidate", "name": "Sam Seeker"})
+    example = candidate.get(f"/jobs/{example_id}").get_data(as_text=True)
+    assert "Example" in example and "<button>Apply</button>" not in example
+    refused = candidate.post(f"/jobs/{example_id}/apply")
+    assert refused.status_code == 303
+    follow = candidate.get(refused.headers["Location"]).get_data(as_text=True)
+    assert "not an opening" in follow and "Applied:" not in follow
+    for_me = candidate.get("/jobs-for-me").get_data(as_text=True)
+    assert "nothing to apply to" in for_me
+    real = candidate.get(f"/jobs/{job_id}").get_data(as_text=True)
+    assert "<button>Apply</button>" in real
+    assert "corrected by" not in real                      # the recruiter's own business
+    assert "(Hybrid) · Hybrid" not in real                 # the location already says it
+    assert "corrected by your organisation" in page.get(f"/jobs/{job_id}").get_data(as_text=True)
+    db.session.rollback()
