@@ -86,6 +86,7 @@ def assessment_results(user: User, assessment_id: int) -> dict:
                 "flags": review,
             })
         rows.append({"candidate_id": inv.candidate_id, "email": inv.candidate.email,
+                     "name": inv.candidate.identity()["name"],
                      "started_at": inv.started_at, "deadline": inv.deadline,
                      "total_score": round(sum(t["score"] or 0 for t in tasks) / len(tasks), 1),
                      "tasks": tasks})
@@ -97,11 +98,13 @@ def assessment_results(user: User, assessment_id: int) -> dict:
 def results_csv(results: dict) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["candidate_id", "email", "started_at", "task", "verdict", "score", "median_ms",
-                     "minutes_after_start", "attempts", "submission_id", "flags"])
+    writer.writerow(["candidate_id", "name", "email", "started_at", "total_score", "task", "verdict",
+                     "score", "median_ms", "minutes_after_start", "attempts", "submission_id",
+                     "flags"])
     for row in results["candidates"]:
         for t in row["tasks"]:
-            writer.writerow([row["candidate_id"], row["email"], row["started_at"].isoformat(),
+            writer.writerow([row["candidate_id"], row["name"], row["email"],
+                             row["started_at"].isoformat(), row["total_score"],
                              t["task"], t["verdict"] or "", t["score"] if t["score"] is not None else "",
                              t["median_ms"] if t["median_ms"] is not None else "",
                              t["minutes_after_start"] if t["minutes_after_start"] is not None else "",

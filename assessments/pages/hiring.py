@@ -1,7 +1,9 @@
 """Pages: invitations, assessments for recruiters and candidates, candidates' profiles."""
 from __future__ import annotations
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from datetime import datetime
+
+from flask import Response, abort, flash, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
@@ -20,6 +22,9 @@ from ..models import CandidateProfile, Submission, SubmissionKind, SubmissionSta
 from . import MAX_TEXT_CHARS, _is_recruiter, _unstorable, bp
 
 # ---- invitations --------------------------------------------------------------------------
+
+
+NEW_INVITATION = "kp_new_invitation"   # session key: the invitation just made, shown once
 
 
 @bp.route("/invitations/<token>", methods=["GET", "POST"])
@@ -160,7 +165,13 @@ def _render_assessment(assessment, *, new_invitation: dict | None = None,
 @login_required
 def assessment(assessment_id):
     found = service.visible_assessment(current_user, assessment_id)  # not found or not yours: the 404 page
-    return _render_assessment(found)
+    # The invitation just made (redirect after POST): shown once, on the page it led to.
+    new = session.pop(NEW_INVITATION, None)
+    if not (isinstance(new, dict) and new.get("assessment_id") == assessment_id):
+        new = None
+    else:
+        new["expires_at"] = datetime.fromisoformat(new["expires_at"])
+    return _render_assessment(found, new_invitation=new)
 
 
 @bp.route("/assessments/<int:assessment_id>/invitations", methods=["POST"])
@@ -179,9 +190,10 @@ def invite(assessment_id):
         if isinstance(err, NotFound):
             abort(404)
         return _render_assessment(owned, invite_error=err, invite_email=email, status=http_status(err))
-    return _render_assessment(owned, new_invitation={
-        "email": invitation_row.email, "url": url, "emailed": invitation_row.emailed,
-        "expires_at": invitation_row.expires_at}, status=201)
+    session[NEW_INVITATION] = {"assessment_id": assessment_id, "email": invitation_row.email,
+                               "url": url, "emailed": invitation_row.emailed,
+                               "expires_at": invitation_row.expires_at.isoformat()}
+    return redirect(url_for(".assessment", assessment_id=assessment_id) + "#invite", 303)
 
 
 @bp.route("/assessments/<int:assessment_id>/results.csv")

@@ -510,8 +510,8 @@ def test_recruiter_invites_and_reads_results(app, client, make_user, recruiter_w
     assert bad.status_code == 422 and 'aria-invalid="true"' in text(bad)
     assert "Enter the candidate’s e-mail address" in text(bad) or "e-mail address" in text(bad)
     made = page.post(f"/assessments/{aid}/invitations", {"email": "Cand@Example.com"})
-    assert made.status_code == 201
-    shown = text(made)
+    assert made.status_code == 303      # redirect after POST: a reload invites nobody again
+    shown = text(page.get(made.headers["Location"]))
     link = re.search(r'id="invite-link" class="copy-link" readonly value="([^"]+)"', shown).group(1)
     assert re.fullmatch(r"http://localhost/invitations/kpa_[\w-]+", link)
     assert "not e-mailed" in shown and "cand@example.com" in shown
@@ -528,7 +528,11 @@ def test_recruiter_invites_and_reads_results(app, client, make_user, recruiter_w
     assert "candidates see a countdown here" in viewing and 'name="assessment_id"' not in viewing
     csv = page.get(f"/assessments/{aid}/results.csv")
     assert csv.status_code == 200 and csv.mimetype == "text/csv"
-    assert "vector_add,accepted,60.0" in text(csv)
+    header, first = text(csv).splitlines()[:2]
+    assert header.startswith("candidate_id,name,email,started_at,total_score,task,verdict,score")
+    assert ",cand@example.com," in first and "vector_add,accepted,60.0" in first
+    # The total: the mean score over the assessment's tasks (one of two done here).
+    assert float(first.split(",")[4]) == pytest.approx(60.0 / len(text(csv).splitlines()[1:]))
 
     # The candidate's view of the same URL has no recruiter's parts.
     mine = text(cand_page.get(f"/assessments/{aid}"))
