@@ -378,11 +378,16 @@ def _test(run: _Run, index: int, case, test: TestReport) -> None:
                               f"the judge could not hand your program the inputs {phase}: its scratch "
                               f"space is full or unusable ({exc.strerror or type(exc).__name__}; "
                               f"{run.limits.scratch_size // 2 ** 20} MiB at most)")) from None
+    served = run.child.excluded_s
     ans = _request(run, {"op": "run", "inputs": name_in, "output": name_out, "args": args,
                          "checking": run.backend.checking,
                          "kernel_timeout_s": run.limits.kernel_timeout_s}, phase)
+    # The child's clock ran while it waited for its kernels to be compiled (the compile stage):
+    # that time is the judge's, not the test's.
+    served = run.child.excluded_s - served
     elapsed = ans.get("elapsed_s")
-    test.elapsed_s = round(float(elapsed), 4) if isinstance(elapsed, (int, float)) else None
+    test.elapsed_s = (round(max(float(elapsed) - served, 0.0), 4)
+                      if isinstance(elapsed, (int, float)) else None)
     stray = run.child.stray_tasks() if run.backend.refuses_stray_tasks else 0
     if stray:
         raise Decided(Outcome(Verdict.RUNTIME_ERROR,

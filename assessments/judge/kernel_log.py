@@ -50,8 +50,8 @@ class KernelRecord:
     compiled: bool | None = None       # None: gate not run (disabled or NVRTC unavailable)
     usage: dict | None = None          # ResourceUsage.to_dict() of this kernel
     launches: int = 0
-    block: tuple | None = None         # largest block launched
-    grid: tuple | None = None          # grid of that launch
+    block: tuple | None = None         # the largest launch's block (most threads in all),
+    grid: tuple | None = None          # and its grid: the benchmark-sized test, not the tiny one
     shared_mem: int = 0                # largest dynamic shared memory launched with
     extra: dict = field(default_factory=dict)
     # The gate's CompileResult (names the program for the listings); never sent with the snapshot.
@@ -165,12 +165,16 @@ def record_kernel(kind: str, name: str, source: str, options: tuple = (),
 
 
 def record_launch(record: KernelRecord, grid: tuple, block: tuple, shared_mem: int = 0) -> None:
-    """Note one launch: keep the count, the largest block and the largest dynamic shared memory."""
+    """Note one launch: keep the count, the largest launch's block and grid (most threads in
+    all; on a tie, the larger block) and the largest dynamic shared memory."""
     grid = _dim3(grid)
     block = _dim3(block)
     record.launches += 1
-    threads = block[0] * block[1] * block[2]
-    if record.block is None or threads > record.block[0] * record.block[1] * record.block[2]:
+
+    def size(b, g):
+        per_block = b[0] * b[1] * b[2]
+        return (per_block * g[0] * g[1] * g[2], per_block)
+    if record.block is None or size(block, grid) > size(record.block, record.grid or (1, 1, 1)):
         record.block, record.grid = block, grid
     record.shared_mem = max(record.shared_mem, int(shared_mem or 0))
 

@@ -98,9 +98,13 @@ def _bytes(n) -> str:
 
 
 @bp.app_template_global("kp_verdict")
-def verdict_info(verdict: str | None) -> dict:
+def verdict_info(verdict: str | None, message: str | None = None) -> dict:
+    """Title, tone, one line and icon of a verdict; `message` (the report's) tells a Python
+    syntax error from a kernel that did not compile."""
     title, tone, text = VERDICTS.get(verdict or "", ((verdict or "no verdict").replace("_", " ")
                                                      .capitalize(), "warn", ""))
+    if verdict == "compile_error" and (message or "").startswith("syntax error"):
+        text = "The Python file did not compile: its syntax or indentation is wrong."
     return {"value": verdict, "title": title, "tone": tone, "text": text,
             "icon": {"good": "✓", "bad": "✗", "warn": "!"}[tone]}
 

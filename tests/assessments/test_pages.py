@@ -610,3 +610,11 @@ def test_navigation_by_role(app, make_user):
     assert "Assessments</a>" in cand and "My profile</a>" in cand
     rec = text(Page(app, "rec@acme.test").get("/tasks/"))
     assert "Assessments</a>" in rec and "My profile</a>" not in rec
+
+
+def test_a_python_syntax_error_is_not_called_a_kernel_that_did_not_compile():
+    from assessments.pages import verdict_info
+    python = verdict_info("compile_error", "syntax error at solution.py:4: unexpected indent")
+    kernel = verdict_info("compile_error", "the kernel 'k' did not compile: solution.py:7: error")
+    assert "Python" in python["text"] and "kernel" not in python["text"].lower()
+    assert kernel["text"] == "A kernel did not compile."

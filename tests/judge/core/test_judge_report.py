@@ -86,3 +86,12 @@ def test_scrubber(tmp_path):
     s = Scrubber(tmp_path, "/srv/kp")
     assert s(f"{tmp_path}/solution.py line 3, /srv/kp/assessments/x.py") == \
         "solution.py line 3, <judge>/assessments/x.py"
+
+
+def test_a_kernel_reports_its_largest_launch_not_its_first():
+    from assessments.judge import kernel_log
+    rec = kernel_log.KernelRecord(kind="raw", name="k", source="")
+    kernel_log.record_launch(rec, (1,), (256,))           # the tiny test
+    kernel_log.record_launch(rec, (4096,), (256,))        # the large one
+    kernel_log.record_launch(rec, (2,), (512,))           # a larger block, far fewer threads
+    assert rec.grid == (4096, 1, 1) and rec.block == (256, 1, 1) and rec.launches == 3
