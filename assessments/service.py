@@ -132,6 +132,20 @@ def entry_for(user: User, assessment: Assessment) -> AssessmentInvitation | None
         AssessmentInvitation.candidate_id == user.id))
 
 
+def finish(user: User, assessment_id: int) -> AssessmentInvitation:
+    """The candidate ends their assessment now: nothing more is accepted after this moment, and
+    the organisation sees when they finished."""
+    assessment = db.session.get(Assessment, assessment_id)
+    entry = entry_for(user, assessment) if assessment is not None else None
+    if entry is None or entry.deadline is None:
+        raise NotFound("no such assessment", field="assessment_id")
+    now = utcnow()
+    if entry.deadline > now:
+        entry.deadline = now
+        db.session.commit()
+    return entry
+
+
 def invite(user: User, assessment_id: int, email: str,
            link_for: Callable[[str], str]) -> tuple[AssessmentInvitation, str, str]:
     """A single-use invitation, e-mailed when SMTP is configured; returns it with its token and

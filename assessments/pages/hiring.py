@@ -174,6 +174,21 @@ def assessment(assessment_id):
     return _render_assessment(found, new_invitation=new)
 
 
+@bp.route("/assessments/<int:assessment_id>/finish", methods=["POST"])
+@login_required
+def finish(assessment_id):
+    if request.form.get("confirm") != "yes":
+        flash("Tick the box to confirm that you are done: nothing can be submitted afterwards.",
+              "error")
+        return redirect(url_for(".assessment", assessment_id=assessment_id) + "#finish", 303)
+    try:
+        service.finish(current_user, assessment_id)
+    except NotFound:
+        abort(404)
+    flash("Assessment finished. Your best submissions are what the organisation sees.", "notice")
+    return redirect(url_for(".assessment", assessment_id=assessment_id), 303)
+
+
 @bp.route("/assessments/<int:assessment_id>/invitations", methods=["POST"])
 @login_required
 def invite(assessment_id):

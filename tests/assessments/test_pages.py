@@ -618,3 +618,26 @@ def test_a_python_syntax_error_is_not_called_a_kernel_that_did_not_compile():
     kernel = verdict_info("compile_error", "the kernel 'k' did not compile: solution.py:7: error")
     assert "Python" in python["text"] and "kernel" not in python["text"].lower()
     assert kernel["text"] == "A kernel did not compile."
+
+
+def test_a_candidate_finishes_an_assessment_early(app, client, make_user, recruiter_with_job):
+    rec, job_id = recruiter_with_job
+    make_user("early@example.com")
+    aid = _assessment(client, rec, job_id)
+    token = _invite(client, rec, aid, "early@example.com")
+    cand = Page(app, "early@example.com")
+    assert cand.post(f"/invitations/{token}").status_code == 303
+    page = text(cand.get(f"/assessments/{aid}"))
+    assert "Finish the assessment" in page and "Time left" in page
+    unconfirmed = cand.post(f"/assessments/{aid}/finish", {})
+    assert unconfirmed.status_code == 303
+    assert "Time left" in text(cand.get(f"/assessments/{aid}"))     # still open
+    done = cand.post(f"/assessments/{aid}/finish", {"confirm": "yes"})
+    assert done.status_code == 303
+    page = text(cand.get(f"/assessments/{aid}"))
+    assert "Time is up" in page and "Finish the assessment" not in page
+    late = cand.post("/tasks/vector_add/submissions", {"source": ARRAY, "assessment_id": str(aid)})
+    assert late.status_code in (403, 409, 410, 422), late.status_code
+    # Another candidate cannot end it for them; an unknown assessment is not found.
+    assert Page(app).post(f"/assessments/{aid}/finish", {"confirm": "yes"}).status_code in (302, 404)
+    assert cand.post("/assessments/999999/finish", {"confirm": "yes"}).status_code == 404
