@@ -12,9 +12,9 @@ from extensions import db
 from skillmap.errors import NotFound
 from skillmap.profile import parse_profile
 from skillmap.taxonomy import load_taxonomy
-from skillmap.verified import Evidence, verified_skills
+from skillmap.verified import Evidence, verified_skills, verified_tracks
 
-from . import integrity
+from . import integrity, shown
 from .models import (AssessmentInvitation, CandidateProfile, Submission, SubmissionKind,
                      SubmissionStatus)
 from .service import owned_assessment
@@ -137,6 +137,7 @@ def candidate_profile(reader: User, candidate_id: int) -> dict:
     evidence, copied = evidence_of([candidate_id]).get(candidate_id, ([], set()))
     tax = load_taxonomy()
     verified = verified_skills(evidence)
+    tracks = verified_tracks(evidence, lambda s: tax.get(s).weight_tuple if s in tax else None)
     for item in verified:
         skill = tax.skills.get(item["skill"])
         item["name"] = skill.name if skill else item["skill"]
@@ -149,6 +150,7 @@ def candidate_profile(reader: User, candidate_id: int) -> dict:
         "candidate_id": candidate_id,
         **candidate.identity(),
         "verified": verified,
+        "verified_tracks": tracks,
         "claimed": {
             "skills": [dict(s, also_verified=s["id"] in verified_ids)
                        for s in claimed.get("skills", [])],
@@ -176,9 +178,13 @@ def evidence_of(candidate_ids) -> dict[int, tuple[list[Evidence], set[int]]]:
             task = gpu_tasks.TASKS.get(sub.task)
             if task is None or sub.id in copied:
                 continue
-            evidence.append(Evidence(sub.id, sub.task, task.difficulty, float(sub.score or 0),
-                                     tuple(task.skills), sub.finished_at or sub.created_at,
-                                     sub.assessment_id))
+            timed = sub.backend == "cuda" and bool((sub.report or {}).get("timing"))
+            score = float(sub.score or 0)
+            evidence.append(Evidence(sub.id, sub.task, task.difficulty, score,
+                                     shown.skills_shown(task.skills, sub.source,
+                                                        timed_score=score if timed else None),
+                                     sub.finished_at or sub.created_at, sub.assessment_id,
+                                     timed=timed))
         out[user_id] = (evidence, copied)
     return out
 

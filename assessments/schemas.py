@@ -275,6 +275,8 @@ class ProfileSchema(Schema):
                                                  "applied to or were invited by"})
     email = fields.String()
     verified = fields.List(fields.Nested(VerifiedSkillSchema))
+    verified_tracks = fields.Dict(keys=fields.String(), values=fields.Float(), metadata={
+        "description": "per track, 0-1: how strongly graded work points at it (each task once)"})
     claimed = fields.Nested(ClaimsSchema, metadata={"description": "never counted as verified"})
     not_counted = fields.List(fields.Integer(), metadata={
         "description": "accepted submissions left out: nearly the same as the reference solution"})

@@ -65,13 +65,15 @@ def _wrap(text: str, width: int) -> list[str]:
 # ---- skill radar --------------------------------------------------------------------------------
 
 
-def track_strengths(verified: dict, claimed, taxonomy=None) -> list[dict]:
+def track_strengths(verified: dict, claimed, taxonomy=None, tracks: dict | None = None) -> list[dict]:
     """Per track, in TRACKS order: how strongly verified and claimed skills point at it (0-1).
 
     Each skill is evidence for a track in proportion to its taxonomy weight there, combined as
     independent proofs like skillmap.verified's levels: verified = 1 - prod(1 - level * weight).
     Claims top out at match.CLAIMED_CREDIT, what matching credits a claim, so a long résumé never
     looks like graded work: claimed = CLAIMED_CREDIT * (1 - prod(1 - weight)). [] when neither.
+    `tracks` (skillmap.verified.verified_tracks: from the tasks, each counted once) replaces the
+    verified side where the evidence is known.
     """
     tax = taxonomy or load_taxonomy()
     verified = {sid: _unit(level) for sid, level in (verified or {}).items() if sid in tax}
@@ -86,7 +88,8 @@ def track_strengths(verified: dict, claimed, taxonomy=None) -> list[dict]:
         for sid in claimed:
             unproven_c *= 1.0 - tax.get(sid).weight_tuple[i]
         axes.append({"track": track, "name": tax.tracks.get(track, {}).get("name", track),
-                     "verified": round(1.0 - unproven_v, 2),
+                     "verified": round(_unit(tracks.get(track)) if tracks is not None
+                                       else 1.0 - unproven_v, 2),
                      "claimed": round(CLAIMED_CREDIT * (1.0 - unproven_c), 2)})
     return axes
 

@@ -11,12 +11,13 @@ from accounts import mail
 from accounts.models import Role, utcnow
 from extensions import db
 from jobdata.models import Job
+from skillmap import verified
 from skillmap.errors import Invalid, NotFound, Refusal
 from web.charts import track_strengths
 from web.errors import http_status
 from web.inputs import int_value
 
-from .. import catalog, results, service, submissions
+from .. import catalog, results, service, shown, submissions
 from ..resume import uploaded_resume_text
 from ..models import CandidateProfile, Submission, SubmissionKind, SubmissionStatus
 from . import MAX_TEXT_CHARS, _is_recruiter, _unstorable, bp
@@ -264,6 +265,8 @@ def profile(candidate_id):
         for ev in item["evidence"]:
             ev["url"] = _evidence_link(ev)
     strengths = track_strengths({v["skill"]: v["level"] for v in data["verified"]},
-                                [s["id"] for s in data["claimed"]["skills"]])
+                                [s["id"] for s in data["claimed"]["skills"]],
+                                tracks=data["verified_tracks"])
     return render_template("profile/show.html", profile=data, own=own, text=text or "",
+                           skill_rule=shown.RULE, level_rule=verified.RULE,
                            error=error, titles=titles, strengths=strengths), status
