@@ -25,13 +25,15 @@ class ApplicationSchema(Schema):
 
 
 class ReasonSchema(Schema):
-    kind = fields.String(metadata={"enum": ["skill", "track", "experience"]})
+    kind = fields.String(metadata={"enum": ["skill", "track", "experience", "review"]})
     text = fields.String()
     points = fields.Float(metadata={"description": "the reasons' points add up to the score"})
     skill = fields.String()
     need = fields.String()
     evidence = fields.String(metadata={"enum": ["verified", "claimed"]})
     path = fields.Dict(allow_none=True)
+    submission_id = fields.Integer(metadata={"description": "review: the solution held back"})
+    other_id = fields.Integer(metadata={"description": "review: the earlier work it resembles"})
 
 
 class SkillGapSchema(Schema):
@@ -70,6 +72,9 @@ class MatchSchema(Schema):
 
 class RankedCandidateSchema(MatchSchema):
     display_name = fields.String(allow_none=True)
+    held_back = fields.List(fields.Dict(), metadata={
+        "description": "solutions held back for a similarity review: submission_id, other_id, "
+                       "task, similarity"})
     name = fields.String(metadata={"description": "the candidate's name (else their display name)"})
     email = fields.String(metadata={"description": "the candidate's e-mail address"})
     applied = fields.Boolean(metadata={"description": "applied to this job (else: another of the "

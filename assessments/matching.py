@@ -61,9 +61,10 @@ def organisation_candidates(organisation_id: int) -> list[int]:
     return sorted(set(db.session.scalars(applied)) | set(db.session.scalars(invited)))
 
 
-def candidates_of(candidate_ids: list[int]) -> list[Candidate]:
-    """What matching reads about each candidate: verified levels, claims, years, degree."""
-    evidence = evidence_of(candidate_ids)
+def candidates_of(candidate_ids: list[int], evidence: dict | None = None) -> list[Candidate]:
+    """What matching reads about each candidate: verified levels, claims, years, degree
+    (`evidence`: results.evidence_of for these candidates, when the caller has it)."""
+    evidence = evidence if evidence is not None else evidence_of(candidate_ids)
     profiles = {p.user_id: p for p in db.session.scalars(
         select(CandidateProfile).where(CandidateProfile.user_id.in_(candidate_ids)))}
     out = []
@@ -99,7 +100,8 @@ def ranked_candidates(reader: User, job_id: int, top: int = 10) -> dict:
     if not allowed:
         raise NotFound("no such job", field="job_id")
     ids = organisation_candidates(job.organisation_id)
-    candidates = candidates_of(ids)
+    evidence = evidence_of(ids)
+    candidates = candidates_of(ids, evidence)
     tax = load_taxonomy()
     target = MatchJob.from_parse(job.facts)
     best = rank(CandidatePool.build(candidates, tax), target, top=min(top, MAX_TOP))
@@ -111,10 +113,25 @@ def ranked_candidates(reader: User, job_id: int, top: int = 10) -> dict:
         "job_id": job_id,
         "title": job.title,
         "total": len(candidates),
-        "candidates": [dict(match(by_id[cid], target, tax, practice), **who[cid],
-                            applied=cid in applied)
+        "candidates": [_with_review(dict(match(by_id[cid], target, tax, practice), **who[cid],
+                                         applied=cid in applied),
+                                    evidence.get(cid, ([], set(), []))[2])
                        for cid, _ in best],
     }
+
+
+def _with_review(report: dict, held: list[dict]) -> dict:
+    """A ranked candidate's reasons name the solutions held back for a similarity review (they
+    add nothing to the score until a recruiter clears them)."""
+    report["held_back"] = held
+    for flag in held:
+        report["reasons"].append({
+            "kind": "review", "points": 0.0, "submission_id": flag["submission_id"],
+            "other_id": flag["other_id"],
+            "text": (f"held back for review: submission #{flag['submission_id']} ({flag['task']}) "
+                     f"is {flag['similarity']:.0%} the same as earlier work by another candidate "
+                     f"(#{flag['other_id']}); its skills count once a recruiter clears it")})
+    return report
 
 
 def best_jobs(reader: User, candidate_id: int, top: int = 10) -> dict:

@@ -151,3 +151,19 @@ class SavedRoadmap(db.Model):
     done: Mapped[list] = mapped_column(JSON)  # skill ids of the steps ticked off
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class SimilarityReview(db.Model):
+    """A recruiter's decision on a similarity flag: this submission is nearly the same as an
+    earlier one by another candidate, and the recruiter looked and cleared it. Until cleared,
+    the skills the submission alone evidences are held back."""
+
+    __tablename__ = "similarity_reviews"
+    __table_args__ = (db.UniqueConstraint("submission_id", "other_id", name="uq_similarity_review"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    other_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    cleared_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    cleared_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -15,8 +15,8 @@ from skillmap.taxonomy import load_taxonomy
 from skillmap.verified import Evidence, verified_skills, verified_tracks
 
 from . import integrity, shown
-from .models import (AssessmentInvitation, CandidateProfile, Submission, SubmissionKind,
-                     SubmissionStatus)
+from .models import (AssessmentInvitation, CandidateProfile, SimilarityReview, Submission,
+                     SubmissionKind, SubmissionStatus)
 from .service import owned_assessment
 
 _DONE = SubmissionStatus.DONE.value
@@ -43,10 +43,28 @@ def _flags(task: str, best: dict[int, Submission]) -> dict[int, list[str]]:
     subjects = {s.id: s.source for s in best.values()}
     flags: dict[int, list[str]] = {}
     for match in integrity.similar_pairs(task, subjects, others):
-        if match.other_id is not None and authors.get(match.other_id) == authors[match.submission_id]:
+        # Another candidate's earlier work: `similar` (copied_from_others), with its link.
+        if match.other_id is not None:
             continue
         flags.setdefault(match.submission_id, []).append(match.describe())
     return flags
+
+
+def similar_for(reader: User, subs: list[Submission]) -> dict[int, list[dict]]:
+    """Each submission's similarity flags against earlier work by another candidate, for a
+    recruiter: whether it was cleared, and whether the reader may open the other submission."""
+    from .submissions import may_read
+    found = copied_from_others(subs, cleared=True)
+    if not found:
+        return {}
+    done = set(db.session.execute(select(SimilarityReview.submission_id, SimilarityReview.other_id)
+                                  .where(SimilarityReview.submission_id.in_(list(found)))).all())
+    out = {}
+    for sid, flags in found.items():
+        out[sid] = [dict(f, cleared=(sid, f["other_id"]) in done,
+                         readable=may_read(reader, db.session.get(Submission, f["other_id"])))
+                    for f in flags]
+    return out
 
 
 def assessment_results(user: User, assessment_id: int) -> dict:
@@ -64,6 +82,7 @@ def assessment_results(user: User, assessment_id: int) -> dict:
     flags = {}
     for task, best in best_by_task.items():
         flags.update(_flags(task, best))
+    similar = similar_for(user, [s for best in best_by_task.values() for s in best.values()])
     for inv in admitted:
         tasks = []
         for task in assessment.tasks:
@@ -84,6 +103,7 @@ def assessment_results(user: User, assessment_id: int) -> dict:
                 "minutes_after_start": (round((best.created_at - inv.started_at).total_seconds() / 60, 1)
                                         if best else None),
                 "flags": review,
+                "similar": similar.get(best.id, []) if best else [],
             })
         rows.append({"candidate_id": inv.candidate_id, "email": inv.candidate.email,
                      "name": inv.candidate.identity()["name"],
@@ -134,7 +154,7 @@ def candidate_profile(reader: User, candidate_id: int) -> dict:
     candidate = db.session.get(User, candidate_id)
     if candidate is None or not _may_read_profile(reader, candidate_id):
         raise NotFound("no such candidate", field="candidate_id")
-    evidence, copied = evidence_of([candidate_id]).get(candidate_id, ([], set()))
+    evidence, copied, held = evidence_of([candidate_id]).get(candidate_id, ([], set(), []))
     tax = load_taxonomy()
     verified = verified_skills(evidence)
     tracks = verified_tracks(evidence, lambda s: tax.get(s).weight_tuple if s in tax else None)
@@ -158,25 +178,29 @@ def candidate_profile(reader: User, candidate_id: int) -> dict:
             "updated_at": profile.updated_at if profile else None,
         },
         "not_counted": sorted(copied),
+        "held_back": held,
     }
 
 
-def evidence_of(candidate_ids) -> dict[int, tuple[list[Evidence], set[int]]]:
-    """Per candidate: the evidence of their accepted, graded work, and the ids of submissions not
-    counted because they copy the reference solution. One query for all the candidates."""
+def evidence_of(candidate_ids) -> dict[int, tuple[list[Evidence], set[int], list[dict]]]:
+    """Per candidate: the evidence of their accepted, graded work; the ids of submissions not
+    counted because they copy the reference solution; and the submissions held back because they
+    nearly copy an earlier one by another candidate and no recruiter has cleared that yet (each
+    {submission_id, other_id, similarity, task}). One query for all the candidates."""
     accepted = list(db.session.scalars(select(Submission).where(
         Submission.user_id.in_(list(candidate_ids)), Submission.kind == _GRADED,
         Submission.status == _DONE, Submission.verdict == "accepted").order_by(Submission.id)))
     by_user: dict[int, list[Submission]] = {}
     for sub in accepted:
         by_user.setdefault(sub.user_id, []).append(sub)
+    held = copied_from_others(accepted)
     out = {}
     for user_id, subs in by_user.items():
         copied = _copied_from_reference(subs)
         evidence = []
         for sub in subs:
             task = gpu_tasks.TASKS.get(sub.task)
-            if task is None or sub.id in copied:
+            if task is None or sub.id in copied or sub.id in held:
                 continue
             timed = sub.backend == "cuda" and bool((sub.report or {}).get("timing"))
             score = float(sub.score or 0)
@@ -185,8 +209,58 @@ def evidence_of(candidate_ids) -> dict[int, tuple[list[Evidence], set[int]]]:
                                                         timed_score=score if timed else None),
                                      sub.finished_at or sub.created_at, sub.assessment_id,
                                      timed=timed))
-        out[user_id] = (evidence, copied)
+        out[user_id] = (evidence, copied, [flag for s in subs for flag in held.get(s.id, [])])
     return out
+
+
+def copied_from_others(subs: list[Submission], cleared: bool = False) -> dict[int, list[dict]]:
+    """Of these submissions, those nearly the same as an earlier accepted one by another
+    candidate (the earlier one keeps its credit), each with what it resembles; pairs a recruiter
+    cleared are left out unless `cleared`."""
+    by_task: dict[str, dict[int, Submission]] = {}
+    for sub in subs:
+        if sub.task in gpu_tasks.TASKS:
+            by_task.setdefault(sub.task, {})[sub.id] = sub
+    found: dict[int, list[dict]] = {}
+    for task, subjects in by_task.items():
+        # Earlier accepted work on the task (the subjects among it compare with each other too).
+        latest = max(subjects)
+        others = {s.id: (s.user_id, s.source) for s in db.session.scalars(select(Submission).where(
+            Submission.task == task, Submission.kind == _GRADED, Submission.status == _DONE,
+            Submission.verdict == "accepted", Submission.id < latest))}
+        others.update({sid: (s.user_id, s.source) for sid, s in subjects.items()})
+        for match in integrity.similar_pairs(task, {sid: s.source for sid, s in subjects.items()},
+                                             {k: v[1] for k, v in others.items() if k not in subjects}):
+            other = match.other_id
+            if other is None or other > match.submission_id \
+                    or others[other][0] == subjects[match.submission_id].user_id:
+                continue
+            found.setdefault(match.submission_id, []).append(
+                {"submission_id": match.submission_id, "other_id": other, "task": task,
+                 "similarity": match.similarity})
+    if found and not cleared:
+        done = set(db.session.execute(select(SimilarityReview.submission_id, SimilarityReview.other_id)
+                                      .where(SimilarityReview.submission_id.in_(list(found)))).all())
+        found = {sid: kept for sid, flags in found.items()
+                 if (kept := [f for f in flags if (sid, f["other_id"]) not in done])}
+    return found
+
+
+def clear_flag(user: User, submission_id: int, other_id: int) -> None:
+    """A recruiter who may read the submission clears its similarity flag: its skills count."""
+    from .submissions import readable
+    sub = readable(user, submission_id)
+    if sub.user_id == user.id or not user.has_role(Role.RECRUITER):
+        raise NotFound("no such submission", field="submission_id")
+    flags = copied_from_others([sub], cleared=True).get(sub.id, [])
+    if not any(f["other_id"] == other_id for f in flags):
+        raise NotFound("no such similarity flag", field="other_id")
+    exists = db.session.scalar(select(SimilarityReview.id).where(
+        SimilarityReview.submission_id == submission_id, SimilarityReview.other_id == other_id))
+    if exists is None:
+        db.session.add(SimilarityReview(submission_id=submission_id, other_id=other_id,
+                                        cleared_by_id=user.id))
+        db.session.commit()
 
 
 def _copied_from_reference(subs: list[Submission]) -> set[int]:

@@ -216,6 +216,10 @@ class TaskResultSchema(Schema):
     submitted_at = UtcDateTime(allow_none=True)
     minutes_after_start = fields.Float(allow_none=True)
     flags = fields.List(fields.String(), metadata={"description": "for the recruiter's review"})
+    similar = fields.List(fields.Dict(), metadata={
+        "description": "nearly the same as an earlier submission by another candidate: "
+                       "other_id, similarity, cleared (a recruiter looked and cleared it; until "
+                       "then the skills it alone shows are held back), readable (you may open it)"})
 
 
 class CandidateResultSchema(Schema):
@@ -280,6 +284,10 @@ class ProfileSchema(Schema):
     claimed = fields.Nested(ClaimsSchema, metadata={"description": "never counted as verified"})
     not_counted = fields.List(fields.Integer(), metadata={
         "description": "accepted submissions left out: nearly the same as the reference solution"})
+    held_back = fields.List(fields.Dict(), metadata={
+        "description": "accepted solutions held back until a recruiter reviews their likeness to "
+                       "earlier work by another candidate: submission_id, other_id, task, "
+                       "similarity"})
 
 
 class ProfileTextSchema(Schema):

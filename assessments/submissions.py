@@ -65,6 +65,12 @@ def _recruiter_of(user: User, sub: Submission) -> bool:
                 and sub.assessment.organisation_id == user.organisation_id)
 
 
+def may_read(user: User, sub: Submission | None) -> bool:
+    """Whether `user` may open this submission (see `readable`)."""
+    return sub is not None and sub.kind == SubmissionKind.SUBMISSION.value and (
+        sub.user_id == user.id or _recruiter_of(user, sub) or sub.public)
+
+
 def readable(user: User, sub_id: int, kind: SubmissionKind = SubmissionKind.SUBMISSION) -> Submission:
     """The owner, the recruiters of the assessment's organisation, or anyone for a public
     solution may read it; everyone else gets 404, so ids reveal nothing."""

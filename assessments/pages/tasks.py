@@ -141,9 +141,12 @@ def _render_submission(sub: Submission, error: str | None = None, status: int = 
     recruiter = bool(sub.assessment_id and _is_recruiter(current_user)
                      and sub.assessment.organisation_id == current_user.organisation_id)
     owner = sub.user_id == current_user.id
+    similar = []
+    if sub.verdict == "accepted" and (recruiter or owner):
+        similar = results.similar_for(current_user, [sub]).get(sub.id, [])
     return render_template("tasks/submission.html", sub=sub, report=sub.report or {}, task=task,
                            status_url=status_url, final=SubmissionStatus(sub.status).final,
-                           owner=owner, recruiter=recruiter,
+                           owner=owner, recruiter=recruiter, similar=similar,
                            author=sub.user.email if recruiter else sub.user.public_name,
                            roofline=roofline_data((sub.report or {}).get("timing"), cost),
                            error=error), status
@@ -159,6 +162,19 @@ def submission(sub_id):
 @login_required
 def submission_status(sub_id):
     return _status_json(_readable_or_404(sub_id, SubmissionKind.SUBMISSION))
+
+
+@bp.route("/submissions/<int:sub_id>/similar/<int:other_id>/clear", methods=["POST"])
+@login_required
+def clear_similarity(sub_id, other_id):
+    try:
+        results.clear_flag(current_user, sub_id, other_id)
+    except NotFound:
+        abort(404)
+    flash(f"Flag cleared: submission #{sub_id} counts for its author's verified skills.", "notice")
+    back = request.referrer if request.referrer and request.referrer.startswith(request.host_url) \
+        else url_for(".submission", sub_id=sub_id)
+    return redirect(back, 303)
 
 
 @bp.route("/submissions/<int:sub_id>/visibility", methods=["POST"])
