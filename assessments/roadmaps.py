@@ -3,6 +3,7 @@ verified or claims, the plan from `skillmap.roadmap`, the salary band, and saved
 steps can be ticked off."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,8 +25,12 @@ from .models import SavedRoadmap
 from .results import evidence_of
 
 CATALOG = Path(__file__).resolve().parents[1] / "jobdata" / "data" / "resources.toml"
-# A track's target: the skills its stored postings require often enough.
+# A track's target: the skills its stored postings require often enough. A level needs
+# MIN_POSTINGS postings to speak for itself (else its neighbouring levels join, then the whole
+# track), and a skill needs MIN_SUPPORT of them to be in the target at all: one posting's words
+# are never a requirement.
 REQUIRED_SHARE, PREFERRED_SHARE, MAX_TARGET_SKILLS = 0.2, 0.1, 20
+MIN_POSTINGS, MIN_SUPPORT = 15, 3
 
 
 @lru_cache(maxsize=1)
@@ -43,24 +48,42 @@ def practice_tasks() -> dict[str, list[str]]:
     return out
 
 
-def track_target(track: str, level: str) -> tuple[list[tuple[str, str]], int]:
-    """(skills with their need, postings counted) from the stored postings of a track: those at the
-    level when there are any, else all of the track's."""
-    seniorities = [s for s, lv in SENIORITY_LEVEL.items() if lv == level]
-    jobs = select(Job.id).where(Job.primary_track == track)
-    at_level = jobs.where(Job.seniority.in_(seniorities))
-    if db.session.scalar(select(func.count()).select_from(at_level.subquery())):
-        jobs = at_level
-    total = db.session.scalar(select(func.count()).select_from(jobs.subquery())) or 0
+@dataclass
+class TrackTarget:
+    """What a track's stored postings ask for at a level, and how many postings say so."""
+
+    skills: list[tuple[str, str]]      # (skill id, required | preferred)
+    postings: int                      # the postings counted
+    levels: list[str]                  # the levels they were taken from
+    widened: str | None                # None, "neighbouring levels" or "the whole track"
+    support: dict[str, int]            # skill id -> postings that require it
+
+
+def track_target(track: str, level: str) -> TrackTarget:
+    """The target of a track at a level, from its stored postings: those at the level when there
+    are MIN_POSTINGS of them, else with the neighbouring levels, else all of the track's."""
+    i = LEVELS.index(level) if level in LEVELS else 1
+    tries = [([level], None), (list(LEVELS[max(0, i - 1):i + 2]), "neighbouring levels"),
+             (None, "the whole track")]
+    for levels, widened in tries:
+        jobs = select(Job.id).where(Job.primary_track == track)
+        if levels is not None:
+            seniorities = [s for s, lv in SENIORITY_LEVEL.items() if lv in levels]
+            jobs = jobs.where(Job.seniority.in_(seniorities))
+        total = db.session.scalar(select(func.count()).select_from(jobs.subquery())) or 0
+        if total >= MIN_POSTINGS or levels is None:
+            break
     if not total:
-        return [], 0
-    counts = db.session.execute(
+        return TrackTarget([], 0, [], None, {})
+    counts = dict(db.session.execute(
         select(JobSkill.skill_id, func.count()).where(JobSkill.job_id.in_(jobs), JobSkill.need == "required")
-        .group_by(JobSkill.skill_id)).all()
-    ranked = sorted(((sid, n / total) for sid, n in counts), key=lambda kv: (-kv[1], kv[0]))
-    target = [(sid, "required" if share >= REQUIRED_SHARE else "preferred")
+        .group_by(JobSkill.skill_id)).all())
+    ranked = sorted(((sid, n / total) for sid, n in counts.items() if n >= MIN_SUPPORT),
+                    key=lambda kv: (-kv[1], kv[0]))
+    skills = [(sid, "required" if share >= REQUIRED_SHARE else "preferred")
               for sid, share in ranked if share >= PREFERRED_SHARE][:MAX_TARGET_SKILLS]
-    return target, total
+    return TrackTarget(skills, total, levels or list(LEVELS), widened,
+                       {sid: counts[sid] for sid, _ in skills})
 
 
 def plan(user: User | None, data: dict) -> dict:
@@ -68,11 +91,16 @@ def plan(user: User | None, data: dict) -> dict:
     target, level = data["target"], data.get("level") or "mid"
     if level not in LEVELS:
         raise Invalid(f"unknown level {level!r}; one of {', '.join(LEVELS)}", field="level")
+    support: dict[str, int] = {}
     if target in TRACKS:
-        skills, counted = track_target(target, level)
-        track, about = target, {"kind": "track", "track": target, "postings": counted}
+        found = track_target(target, level)
+        skills, support = found.skills, found.support
+        track, about = target, {"kind": "track", "track": target, "postings": found.postings,
+                                "levels": found.levels, "widened": found.widened}
         if not skills:
-            raise Invalid(f"no stored postings for {target} yet", field="target")
+            raise Invalid(f"too few stored postings for {target} to say what it asks for yet "
+                          f"({found.postings}; a skill needs {MIN_SUPPORT} postings asking for it)",
+                          field="target")
     elif str(target).isdigit():
         job = db.session.get(Job, int(target))
         if job is None:
@@ -97,6 +125,11 @@ def plan(user: User | None, data: dict) -> dict:
                             hours_per_week=data.get("hours_per_week", 10), resources=resources,
                             practice=practice_tasks(), milestones=milestones, track=track)
     salary = salary_band(track, level, data.get("location"), postings=salary_postings()) if track else None
+    for step in roadmap["steps"]:
+        step["postings"] = support.get(step["skill"])
+        if step["postings"] and about.get("postings"):
+            step["why"] = step["why"].replace(
+                "by the target", f"by {step['postings']} of the {about['postings']} postings", 1)
     return dict(roadmap, target=about, level=level, salary=salary,
                 used={"verified": sorted(verified), "claimed": sorted(claimed)})
 

@@ -50,6 +50,6 @@ class SalaryBandSchema(Schema):
 @blp.response(200, SalaryBandSchema)
 def band(query):
     """A salary band with every source that made it: BLS OEWS (national and metro), the level
-    ranges of seed 001, and the ranges posted in jobs stored here in the last 12 months."""
+    ranges of a GPU performance engineer career profile, and the ranges posted in jobs stored here in the last 12 months."""
     return salary_band(query["track"], query["level"], query.get("location"),
                        postings=salary_postings(), currency=query["currency"])

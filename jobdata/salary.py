@@ -80,7 +80,7 @@ SEED_001 = {
     "senior": (180_000, 340_000),
     "staff_principal": (270_000, 420_000),
 }
-SEED_001_CITATION = "KernelPath seed 001: GPU performance engineer profile, US market 2024"
+SEED_001_CITATION = "GPU performance engineer career profile: level ranges, US market, 2024"
 
 
 class SalaryError(Invalid):
@@ -178,7 +178,8 @@ def _posting_band(track: str, level: str, postings: list[dict], currency: str, n
     if len(mids) >= 4:
         q = statistics.quantiles(mids, n=4)
         figures["p25"], figures["p75"] = round(q[0], -2), round(q[2], -2)
-    return {"source": f"from {len(at_level)} postings in the last 12 months", "kind": "postings",
+    plural = "" if len(at_level) == 1 else "s"
+    return {"source": f"from {len(at_level)} posting{plural} in the last 12 months", "kind": "postings",
             "area": "postings anywhere", "currency": currency, "period": "year", "figures": figures,
             "method": "quartiles of the midpoints of posted ranges at this level",
             "postings_per_level": per_level,

@@ -139,7 +139,7 @@ def build_roadmap(target: list[tuple[str, str]], taxonomy: Taxonomy, *, verified
         else:
             why = "a prerequisite of " + ", ".join(dependents) if dependents else "a prerequisite"
         if is_claimed:
-            why += "; you claim it: verify it with a task"
+            why += "; you claim it: verify it with a task" if practice.get(sid) else "; you claim it"
         steps.append({
             "skill": sid, "name": skill.name, "category": skill.category,
             "phase": PHASES[phase[sid]], "need": wanted.get(sid, "prerequisite"), "why": why,

@@ -21,13 +21,34 @@ def test_a_learner_gets_a_roadmap_to_a_job_with_salary_and_practice(client, recr
     assert body["total_weeks"] == -(-body["total_hours"] // 8)
 
 
-def test_a_track_target_reads_the_stored_postings(client, recruiter_with_job):
-    resp = client.post("/api/v1/roadmap", json={"target": "software_optimization", "level": "mid"})
+JUNIOR = """Junior GPU Software Engineer
+Requirements:
+- CUDA C++ kernel development
+- Python
+{extra}
+"""
+
+
+def test_a_track_target_needs_enough_postings_to_call_a_skill_required(client, recruiter_with_job):
+    rec, _ = recruiter_with_job
+    # A lone posting speaks for nobody: one posting at the level is not a target.
+    lone = client.post("/api/v1/roadmap", json={"target": "hardware_design"})
+    assert lone.status_code == 422 and lone.get_json()["field"] == "target"
+    # Four junior postings ask for CUDA and Python; one of them also asks for Fortran.
+    for extra in ("- Fortran", "", "", ""):
+        made = client.post("/api/v1/jobs", headers=rec.headers,
+                           json={"title": "Junior GPU Software Engineer", "text": JUNIOR.format(extra=extra)})
+        assert made.status_code == 201, made.get_json()
+    resp = client.post("/api/v1/roadmap", json={"target": "software_optimization", "level": "entry"})
     assert resp.status_code == 200, resp.get_json()
     body = resp.get_json()
-    assert body["target"]["postings"] >= 1 and "cuda" in body["gap"]["missing_required"]
-    empty = client.post("/api/v1/roadmap", json={"target": "hardware_design"})
-    assert empty.status_code == 422 and empty.get_json()["field"] == "target"
+    target = body["target"]
+    assert target["postings"] >= 4 and target["widened"] in ("neighbouring levels", "the whole track")
+    assert "cuda" in body["gap"]["missing_required"]
+    steps = {s["skill"]: s for s in body["steps"]}
+    assert "fortran" not in steps                       # one posting's words: not a requirement
+    assert steps["cuda"]["postings"] >= 3
+    assert f"by {steps['cuda']['postings']} of the {target['postings']} postings" in steps["cuda"]["why"]
 
 
 def test_saved_roadmaps_are_private_and_steps_tick_off(client, make_user, recruiter_with_job):

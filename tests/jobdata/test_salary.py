@@ -85,7 +85,7 @@ def test_the_salary_endpoint_counts_stored_postings(client, make_user):
     data = resp.get_json()
     assert data["area"] == "Austin-Round Rock-San Marcos TX"
     market = next(s for s in data["sources"] if s["kind"] == "postings")
-    assert market["source"] == "from 1 postings in the last 12 months" and market["figures"]["median"] == 230_000
+    assert market["source"] == "from 1 posting in the last 12 months" and market["figures"]["median"] == 230_000
     assert set(data["from"]) == set(data["band"])
 
 

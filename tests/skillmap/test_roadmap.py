@@ -43,7 +43,10 @@ def test_what_is_verified_is_never_recommended_but_claims_are_to_be_verified():
     assert not planned & set(verified)
     assert "nccl" in result["gap"]["already_verified"]
     triton = next(s for s in result["steps"] if s["skill"] == "triton")
-    assert triton["claimed"] and "verify" in triton["why"]
+    assert triton["claimed"] and "verify" not in triton["why"]     # no task verifies Triton
+    practised = plan(claimed=frozenset({"triton"}), practice={"triton": ["softmax"]})
+    triton = next(s for s in practised["steps"] if s["skill"] == "triton")
+    assert "verify it with a task" in triton["why"]
 
 
 def test_no_gap_says_so():
