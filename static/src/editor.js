@@ -25,6 +25,8 @@
 // first, falling back to textarea.value when the bundle is absent.
 // Every edit by the user updates textarea.value and fires a bubbling "input" event on it.
 //
+// Typing: the editor inserts only what is typed (no auto-closed brackets or quotes, no automatic
+// indentation), so typing a file key by key gives that file.
 // Keyboard: Tab / Shift-Tab indent and dedent. Escape then Tab (or Shift-Tab) moves focus
 // out of the editor; Ctrl-M (Shift-Alt-M on macOS) toggles Tab between indenting and moving
 // focus. Ctrl/Cmd-F searches, Ctrl/Cmd-Z / Shift-Ctrl/Cmd-Z undo and redo.
@@ -35,12 +37,12 @@ import {
   placeholder,
 } from "@codemirror/view";
 import { EditorState, Annotation } from "@codemirror/state";
-import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import {
-  indentOnInput, indentUnit, bracketMatching, syntaxHighlighting, defaultHighlightStyle,
-  LanguageSupport,
+  defaultKeymap, history, historyKeymap, indentWithTab, insertNewline,
+} from "@codemirror/commands";
+import {
+  indentUnit, bracketMatching, syntaxHighlighting, defaultHighlightStyle, LanguageSupport,
 } from "@codemirror/language";
-import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
 import { search, searchKeymap, highlightSelectionMatches } from "@codemirror/search";
 import { python, pythonLanguage } from "@codemirror/lang-python";
 import { cpp, cppLanguage } from "@codemirror/lang-cpp";
@@ -168,7 +170,6 @@ function upgradeOne(textarea) {
     EditorState.allowMultipleSelections.of(true),
     EditorState.tabSize.of(4),
     indentUnit.of("    "),
-    indentOnInput(),
     syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
     bracketMatching(),
     rectangularSelection(),
@@ -195,8 +196,12 @@ function upgradeOne(textarea) {
   } else {
     const text = textarea.getAttribute("placeholder");
     if (text) extensions.push(placeholder(text));
-    extensions.push(closeBrackets(), keymap.of([
-      ...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap,
+    // What is typed is what the file holds: no closing brackets or quotes added, no automatic
+    // indentation on Enter or re-indenting as you type (typed indentation would be doubled and
+    // typed closers left over). Tab and Shift-Tab indent and dedent a line or a selection.
+    extensions.push(keymap.of([
+      { key: "Enter", run: insertNewline },
+      ...defaultKeymap, ...searchKeymap, ...historyKeymap,
       // Tab indents. CodeMirror's documented escape hatch stays on: Escape then Tab moves
       // focus out, and Ctrl-M / Shift-Alt-M toggles Tab focus mode.
       indentWithTab,

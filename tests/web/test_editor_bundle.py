@@ -151,7 +151,7 @@ def test_editor_replaces_the_textarea_and_keeps_it_in_sync(page):
     content.click()
     content.send_keys(Keys.CONTROL, Keys.END)
     content.send_keys("print(add)")
-    assert _code(d).endswith("print(add)")  # closeBrackets does not double the ")"
+    assert _code(d).endswith("print(add)")  # nothing doubles the ")"
     assert d.execute_script("return window.inputEvents;") >= 1
     content.send_keys(Keys.CONTROL, "z")
     assert not _code(d).endswith("print(add)")
@@ -236,3 +236,39 @@ def test_the_page_fetches_nothing_but_local_files(page):
             requests.append(message["params"]["request"]["url"])
     assert any(u.endswith("/static/vendor/editor.js") for u in requests), requests
     assert all(u.startswith(("file://", "data:")) for u in requests), requests
+
+
+TYPED = """import cupy as cp
+
+_k = cp.RawKernel(r'''
+extern "C" __global__ void k(const float* a, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        c[i] = a[i] * 2.0f;
+    }
+}
+''', "k")
+
+
+def solve(a, c, n):
+    if n > 0:
+        _k(((n + 255) // 256,), (256,), (a, c, cp.int32(n)))
+    return None
+"""
+
+
+@pytest.mark.slow
+def test_a_solution_typed_key_by_key_is_exactly_what_was_typed(page):
+    """A person types: quotes and brackets one by one, indentation as spaces after each Enter.
+    The editor adds nothing (no closing quote left over, no doubled indentation)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    d = page
+    d.execute_script("window.KernelPathEditor.setValue(document.getElementById('code'), '');")
+    content = d.find_elements(By.CSS_SELECTOR, ".cm-editor")[0].find_element(By.CSS_SELECTOR, ".cm-content")
+    content.click()
+    for line in TYPED.split("\n")[:-1]:
+        content.send_keys(line)
+        content.send_keys(Keys.ENTER)
+    assert _code(d) == TYPED
