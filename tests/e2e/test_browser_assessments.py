@@ -158,6 +158,7 @@ def test_candidate_takes_an_assessment_in_the_browser(server, browser):
         d.find_element(By.LINK_TEXT, "Create a candidate account").click()
         wait(d).until(EC.url_contains("/signup"))
         assert d.find_element(By.NAME, "email").get_attribute("value") == "cand@example.com"
+        d.find_element(By.NAME, "name").send_keys("Cand Idate")
         d.find_element(By.NAME, "password").send_keys(PASSWORD)
         d.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
         wait(d).until(EC.url_to_be(invite["url"]))
