@@ -293,8 +293,16 @@ def test_recruiter_creates_an_assessment_and_invites_from_the_pages(server, brow
         assert "/invitations/kpa_" in link.get_attribute("value")
         assert "not e-mailed" in d.find_element(By.CSS_SELECTOR, ".invite-result").text
         assert "someone@example.com" in d.find_element(By.ID, "invitations").text
+        # A reload after inviting invites nobody again (the page came by redirect after POST).
+        d.refresh()
+        assert d.find_element(By.ID, "invitations").text.count("someone@example.com") == 1
         for width in (WIDE[0], PHONE[0]):
             screenshot(d, f"recruiter-assessment-{width}", width)
             assert no_horizontal_scroll(d), f"the assessment page scrolls sideways at {width} px"
+            # Nor does any table inside its own box: progress stays in view at phone width.
+            hidden = d.execute_script(
+                "return [...document.querySelectorAll('.table-scroll')]"
+                ".filter(b => b.scrollWidth > b.clientWidth + 1).map(b => b.getAttribute('aria-label'));")
+            assert not hidden, f"{hidden} scroll sideways at {width} px"
         set_size(d, WIDE[0])
         d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
