@@ -14,13 +14,15 @@ from datetime import datetime
 from flask import Blueprint, abort, current_app, request, url_for
 from flask_login import current_user
 from markupsafe import Markup
+from sqlalchemy import func, select
 
 from accounts.models import Role, utcnow
+from extensions import db
 
 from skillmap.errors import Refusal
 
 from .. import catalog, service
-from ..models import SubmissionKind
+from ..models import SavedRoadmap, SubmissionKind
 
 bp = Blueprint("assessment_pages", __name__)
 
@@ -95,6 +97,15 @@ def _bytes(n) -> str:
     if n is None:
         return "?"
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB"
+
+
+@bp.app_template_global("kp_saved_roadmaps")
+def saved_roadmaps() -> int:
+    """How many roadmaps the signed-in person saved (the navigation links to them)."""
+    if not current_user.is_authenticated:
+        return 0
+    return db.session.scalar(select(func.count()).select_from(SavedRoadmap).where(
+        SavedRoadmap.user_id == current_user.id)) or 0
 
 
 @bp.app_template_global("kp_verdict")

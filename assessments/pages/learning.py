@@ -74,7 +74,23 @@ def roadmap():
             error, status = err, (422 if isinstance(err, NotFound) else http_status(err))
     return render_template("learning/roadmap.html", result=result, form=form, text=text, error=error,
                            tracks=TRACK_NAMES, levels=LEVEL_NAMES, done=[],
-                           posted_salary=_posted_salary(result)), status
+                           posted_salary=_posted_salary(result), mine=_my_roadmaps()), status
+
+
+def _my_roadmaps() -> list[dict]:
+    """The signed-in person's saved roadmaps, newest first, with how many steps are done."""
+    if not current_user.is_authenticated:
+        return []
+    out = []
+    for saved in roadmaps.mine(current_user):
+        steps = [s["skill"] for s in (saved.plan or {}).get("steps", [])]
+        target = (saved.plan or {}).get("target", {})
+        name = target.get("title") if target.get("kind") == "job" else \
+            TRACK_NAMES.get(target.get("track"), target.get("track") or saved.target)
+        out.append({"id": saved.id, "name": name, "level": LEVEL_NAMES.get(saved.level, saved.level),
+                    "done": len([s for s in steps if s in (saved.done or [])]), "steps": len(steps),
+                    "updated_at": saved.updated_at})
+    return out
 
 
 @bp.route("/roadmaps/<int:roadmap_id>", methods=["GET", "POST"])

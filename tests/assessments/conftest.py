@@ -12,3 +12,13 @@ def recruiter_with_job(client, make_user):
                       headers=rec.headers)
     assert job.status_code == 201, job.get_json()
     return rec, job.get_json()["id"]
+
+
+@pytest.fixture
+def starter_jobs(db_session):
+    """The starter jobs `make run` loads (the shared seed postings): enough postings per track
+    for a roadmap target, as a new installation has."""
+    from jobdata.starter import load_starter
+    count = load_starter()
+    assert count >= 60, count
+    return count

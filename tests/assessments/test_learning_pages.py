@@ -14,7 +14,7 @@ def text(resp) -> str:
     return resp.get_data(as_text=True)
 
 
-def test_a_visitor_gets_a_roadmap_with_a_timeline_and_a_salary_band(app, recruiter_with_job):
+def test_a_visitor_gets_a_roadmap_with_a_timeline_and_a_salary_band(app, starter_jobs):
     page = Page(app)
     form = text(page.get("/roadmap"))
     assert 'name="profile_text"' in form and 'type="file"' in form
@@ -26,7 +26,7 @@ def test_a_visitor_gets_a_roadmap_with_a_timeline_and_a_salary_band(app, recruit
     assert "Salary band" in body and "Austin-Round Rock-San Marcos TX" in body and "<svg" in body
 
 
-def test_a_resume_file_feeds_the_roadmap_and_bad_input_stays_in_the_form(app, recruiter_with_job):
+def test_a_resume_file_feeds_the_roadmap_and_bad_input_stays_in_the_form(app, starter_jobs):
     page = Page(app)
     resp = page.post("/roadmap", {"target": "software_optimization", "level": "mid", "hours_per_week": "10",
                                   "resume": (io.BytesIO(b"I know CUDA and C++ well."), "cv.txt")},
@@ -39,7 +39,7 @@ def test_a_resume_file_feeds_the_roadmap_and_bad_input_stays_in_the_form(app, re
     assert empty.status_code == 422 and "empty" in text(empty)
 
 
-def test_a_saved_roadmap_ticks_steps_off(app, make_user, recruiter_with_job):
+def test_a_saved_roadmap_ticks_steps_off(app, make_user, starter_jobs):
     make_user("learner-page@example.com")
     page = Page(app, "learner-page@example.com")
     saved = page.post("/roadmap", {"target": "software_optimization", "level": "mid", "hours_per_week": "10",

@@ -101,7 +101,27 @@ def test_a_saved_roadmap_exports_as_a_one_page_pdf(client, make_user, recruiter_
     resp = client.get(f"/api/v1/roadmaps/{rid}/pdf", headers=learner.headers)
     assert resp.status_code == 200 and resp.mimetype == "application/pdf"
     reader = PdfReader(io.BytesIO(resp.data))
-    assert len(reader.pages) == 1
-    assert "CUDA" in reader.pages[0].extract_text()
+    printed = "".join(page.extract_text() for page in reader.pages)
+    assert "CUDA" in printed and "https://" in printed      # each resource with its address
     other = make_user("pdf-other@example.com")
     assert client.get(f"/api/v1/roadmaps/{rid}/pdf", headers=other.headers).status_code == 404
+
+
+def test_saved_roadmaps_are_found_again_from_the_navigation_and_the_pdf_lists_addresses(
+        app, client, recruiter_with_job):
+    from tests.assessments.test_pages import PASSWORD, Page
+    _, job_id = recruiter_with_job
+    page = Page(app)
+    page.post("/signup", data={"email": "lea@example.com", "password": PASSWORD,
+                               "role": "candidate", "name": "Lea Learner"})
+    assert "My roadmaps" not in page.get("/jobs/").get_data(as_text=True)
+    saved = page.post("/roadmap", data={"target": str(job_id), "level": "mid", "hours_per_week": "10",
+                                        "save": "1"})
+    assert saved.status_code == 303
+    rid = int(saved.headers["Location"].rsplit("/", 1)[1])
+    nav = page.get("/jobs/").get_data(as_text=True)
+    assert "My roadmaps (1)" in nav
+    listing = page.get("/roadmap").get_data(as_text=True)
+    assert f'href="/roadmaps/{rid}"' in listing and "0 of " in listing
+    printable = page.get(f"/roadmaps/{rid}/print").get_data(as_text=True)
+    assert "https://" in printable                   # each resource with its address
