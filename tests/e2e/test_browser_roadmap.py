@@ -1,6 +1,7 @@
 """A learner goes from a pasted résumé to a saved roadmap and its PDF, and a recruiter from a
 job to its ranked candidates and a match report, in headless Chromium against the real server.
 Screenshots of the roadmap and the ranking go to $KERNELPATH_SCREENSHOTS like the others."""
+import re
 import urllib.request
 
 import pytest
@@ -11,7 +12,7 @@ webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from test_browser_assessments import (JOB_TEXT, PHONE, call, screenshot, screenshots_on_failure,  # noqa: E402
                                       set_size, sign_in, signup)
@@ -43,6 +44,22 @@ def test_a_learner_pastes_a_resume_and_saves_a_roadmap_with_its_pdf(server, brow
         assert "/roadmaps/" in browser.current_url
         steps = browser.find_elements(By.CSS_SELECTOR, "#timeline li.step")
         assert steps and "you claim it" in browser.find_element(By.ID, "timeline").text
+        # An entry-level target: too few junior postings alone, so neighbouring levels join, and
+        # every step names how many postings ask for it (never one posting's words).
+        browser.get(base + "/roadmap")
+        Select(browser.find_element(By.ID, "level")).select_by_value("entry")
+        browser.find_element(By.XPATH, "//button[contains(., 'Show my roadmap')]").click()
+        WebDriverWait(browser, 30).until(EC.presence_of_element_located((By.ID, "target-basis")))
+        assert "neighbouring levels joined" in browser.find_element(By.ID, "target-basis").text
+        counts = [int(m) for m in re.findall(r"by (\d+) of the \d+ postings",
+                                              browser.find_element(By.ID, "timeline").text)]
+        assert counts and min(counts) >= 3, counts
+        browser.get(base + "/roadmap")
+        browser.find_element(By.ID, "profile_text").send_keys(RESUME)
+        browser.find_element(By.ID, "location").send_keys("Seattle, WA")
+        browser.find_element(By.CSS_SELECTOR, "button[name=save]").click()
+        WebDriverWait(browser, 30).until(EC.presence_of_element_located((By.ID, "timeline")))
+        steps = browser.find_elements(By.CSS_SELECTOR, "#timeline li.step")
         assert browser.find_element(By.ID, "salary-title").text.startswith("Salary band")
         assert_accessible(browser)
         screenshot(browser, "roadmap")
@@ -71,6 +88,7 @@ def test_a_recruiter_ranks_the_candidates_of_a_job(server, browser):
                                              "parallel reduction. BS in Computer Science."),
                         ("weak@cand.test", "1 year of Verilog.")):
         token = signup(base, email)
+        call(base, "PATCH", "/api/v1/auth/me", {"name": email.split("@")[0].title() + " Candidate"}, token)
         status, me = call(base, "GET", "/api/v1/auth/me", token=token)
         call(base, "PUT", f"/api/v1/candidates/{me['id']}/profile", {"text": text}, token)
         assert call(base, "POST", f"/api/v1/jobs/{job['id']}/applications", token=token)[0] == 201
@@ -87,6 +105,8 @@ def test_a_recruiter_ranks_the_candidates_of_a_job(server, browser):
         assert len(cards) == 2
         cards[0].find_element(By.TAG_NAME, "summary").click()
         assert "CUDA" in cards[0].text and "applied" in cards[0].text
+        # The recruiter sees who they are: the name and the address they applied with.
+        assert "Strong Candidate" in cards[0].text and "strong@cand.test" in cards[0].text
         assert_accessible(browser)
         screenshot(browser, "ranked-candidates")
         cards[0].find_element(By.LINK_TEXT, "Match report").click()

@@ -42,6 +42,12 @@ The base salary range is $190,000 - $260,000 per year.
 """
 
 
+BARE_POSTING = """GPU Cluster Engineer
+We run Kubernetes and Slurm for GPU training jobs.
+You will keep the NCCL collectives fast and the DCGM dashboards green.
+"""
+
+
 @pytest.fixture(scope="module")
 def browser(start_chromium):
     driver = start_chromium(f"--window-size={WIDE[0]},{WIDE[1]}", "--hide-scrollbars")
@@ -117,6 +123,13 @@ def test_a_recruiter_signs_up_posts_edits_and_invites(server, browser):
         add = d.find_element(By.NAME, "add_skills")
         add.send_keys("Triton")
         wait(d).until(lambda _: d.find_elements(By.CSS_SELECTOR, "#skill-suggestions option"))
+        # A mistake in another field: the form comes back with every correction still made.
+        fill(d, "min_years", "many")
+        d.find_element(By.XPATH, "//button[contains(., 'Save the job')]").click()
+        wait(d).until(EC.presence_of_element_located((By.ID, "f-min_years-error")))
+        assert Select(d.find_element(By.NAME, "seniority")).first_selected_option.text == "Staff / principal"
+        assert not d.find_elements(By.NAME, "need.slurm")
+        fill(d, "min_years", "6")
         d.find_element(By.XPATH, "//button[contains(., 'Save the job')]").click()
         wait(d).until(EC.url_matches(r"/jobs/\d+$"))
         job_url = d.current_url
@@ -125,6 +138,23 @@ def test_a_recruiter_signs_up_posts_edits_and_invites(server, browser):
         skills = {td.text for td in d.find_elements(By.CSS_SELECTOR, "#skills td.skill-name")}
         assert "Triton (language)" in skills and "Slurm" not in skills, skills
         check_page(d, "job")
+
+        # A posting without pay, years or a title, typed rather than pasted: the parser's title
+        # fills the form and every page shows what is not stated.
+        d.find_element(By.LINK_TEXT, "Our jobs").click()
+        wait(d).until(EC.url_contains("/jobs/mine"))
+        d.find_element(By.LINK_TEXT, "Post a job").click()
+        wait(d).until(EC.url_contains("/jobs/new"))
+        d.find_element(By.NAME, "text").send_keys(BARE_POSTING)
+        d.find_element(By.XPATH, "//button[contains(., 'Read it')]").click()
+        wait(d).until(EC.presence_of_element_located((By.NAME, "salary_min")))
+        assert d.find_element(By.NAME, "title").get_attribute("value") == "GPU Cluster Engineer"
+        assert d.find_element(By.NAME, "salary_min").get_attribute("value") == ""
+        assert d.find_element(By.NAME, "min_years").get_attribute("value") == ""
+        d.find_element(By.XPATH, "//button[contains(., 'Save the job')]").click()
+        wait(d).until(EC.url_matches(r"/jobs/\d+$"))
+        assert d.find_element(By.TAG_NAME, "h1").text == "GPU Cluster Engineer"
+        d.get(job_url)
 
         # Edit the title.
         d.find_element(By.LINK_TEXT, "Edit").click()
