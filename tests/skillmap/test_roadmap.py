@@ -100,3 +100,15 @@ def test_what_a_claim_or_a_verified_skill_builds_on_is_assumed_known():
     assert below_cuda <= base  # CUTLASS builds on CUDA, which builds on these
     with_claim = {s["skill"] for s in plan(claimed=frozenset({"cuda"}))["steps"]}
     assert not below_cuda & with_claim and "cuda" in with_claim  # the claim itself is still to verify
+
+
+def test_a_steps_resources_teach_that_skill():
+    from assessments.roadmaps import catalog
+    resources, _ = catalog()
+    by_skill = {}
+    for r in resources:
+        for sid in r.skills:
+            by_skill.setdefault(sid, []).append(r.title)
+    assert by_skill["c"] and not any("C++" in t or "Cpp" in t for t in by_skill["c"]), by_skill["c"]
+    assert by_skill["data_structures_algorithms"]
+    assert not any("Python" in t for t in by_skill["data_structures_algorithms"])
