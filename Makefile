@@ -84,7 +84,8 @@ static/vendor/axe.min.js: node_modules/.installed
 # are checked when loaded and made again at run time when stale).
 TRACK_MODEL := skillmap/data/track_model.npz
 $(TRACK_MODEL): $(VENV)/.installed $(wildcard skillmap/data/corpus/*.jsonl) skillmap/data/taxonomy.toml \
-		skillmap/corpus.py skillmap/classify.py skillmap/track_model.py skillmap/skills.py skillmap/extract.py
+		skillmap/corpus.py skillmap/classify.py skillmap/track_model.py skillmap/shipped_model.py \
+		skillmap/skills.py skillmap/extract.py
 	$(BIN)/python -m skillmap.prepare
 
 db: $(VENV)/.installed $(TRACK_MODEL)

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import joinedload
 
 from extensions import db
-from skillmap.errors import Conflict, Forbidden, Gone, Invalid, NotFound, Unauthenticated
+from refusals import Conflict, Forbidden, Gone, Invalid, NotFound, Unauthenticated
 
 from . import mail
 from .models import ApiToken, Invitation, Organisation, Role, User, utcnow

@@ -9,7 +9,7 @@ from flask import (Blueprint, abort, current_app, flash, redirect, render_templa
 from flask_login import current_user, login_required, login_user, logout_user
 from marshmallow import ValidationError
 
-from skillmap.errors import NotFound, Refusal, Unauthenticated
+from refusals import NotFound, Refusal, Unauthenticated
 from web import limits
 from web.errors import http_status
 

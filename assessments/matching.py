@@ -14,7 +14,7 @@ import gpu_tasks
 from accounts.models import Role, User
 from extensions import db
 from jobdata.models import Job, JobApplication
-from skillmap.errors import Conflict, Forbidden, NotFound
+from refusals import Conflict, Forbidden, NotFound
 from skillmap.match import Candidate, CandidatePool, Job as MatchJob, match, rank
 from skillmap.taxonomy import load_taxonomy
 from skillmap.verified import DIFFICULTY_WEIGHT, verified_skills

@@ -9,7 +9,7 @@ from sqlalchemy import select
 import gpu_tasks
 from accounts.models import Role, User
 from extensions import db
-from skillmap.errors import NotFound
+from refusals import NotFound
 from skillmap.profile import parse_profile
 from skillmap.taxonomy import load_taxonomy
 from skillmap.verified import Evidence, verified_skills, verified_tracks

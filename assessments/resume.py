@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import zipfile
 
-from skillmap.errors import Invalid
+from refusals import Invalid
 
 MAX_PAGES = 30
 MAX_TEXT = 50_000  # characters kept, as for a typed profile

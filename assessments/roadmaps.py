@@ -15,7 +15,7 @@ from extensions import db
 from jobdata.models import Job, JobSkill
 from jobdata.salary import LEVELS, SENIORITY_LEVEL, TRACKS, salary_band
 from jobdata.service import salary_postings
-from skillmap.errors import Invalid, NotFound
+from refusals import Invalid, NotFound
 from skillmap.profile import parse_profile
 from skillmap.roadmap import build_roadmap, load_resources
 from skillmap.taxonomy import load_taxonomy

@@ -14,7 +14,7 @@ from accounts import mail
 from accounts.models import Role, User, utcnow
 from extensions import db
 from jobdata.models import Job
-from skillmap.errors import Conflict, Forbidden, Gone, Invalid, NotFound
+from refusals import Conflict, Forbidden, Gone, Invalid, NotFound
 
 from . import catalog
 from .models import Assessment, AssessmentInvitation, Backend

@@ -5,7 +5,7 @@ from sqlalchemy import select
 
 from accounts.models import Role, User, utcnow
 from extensions import db
-from skillmap.errors import Conflict, Forbidden, Invalid, NotFound, TooLarge
+from refusals import Conflict, Forbidden, Invalid, NotFound, TooLarge
 
 from . import catalog, queue
 from .models import Assessment, Submission, SubmissionKind, SubmissionStatus

@@ -25,7 +25,7 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 
-from skillmap.errors import Invalid
+from refusals import Invalid
 
 TRACKS = ("infrastructure", "hardware_design", "architecture_modeling", "software_optimization")
 LEVELS = ("entry", "mid", "senior", "staff_principal")

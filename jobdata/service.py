@@ -7,7 +7,7 @@ from sqlalchemy import func, or_, select
 
 from accounts.models import Role, User
 from extensions import db
-from skillmap.errors import Forbidden, NotFound
+from refusals import Forbidden, NotFound
 from skillmap.parse import PARSER_VERSION, parse_job
 
 from .edits import effective, yearly_salary

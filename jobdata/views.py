@@ -11,7 +11,7 @@ from flask_login import current_user, login_required
 from marshmallow import ValidationError
 
 from accounts.models import Role
-from skillmap.errors import NotFound, Refusal
+from refusals import NotFound, Refusal
 from skillmap.parse import guess_title, parse_job
 from web.errors import http_status
 from web.inputs import int_value

@@ -66,7 +66,7 @@ def parse_jobs(texts, titles=None, batch_size: int = 32):
 
 def _result(doc, text: str, title: str | None) -> dict:
     from .extract import skill_mentions
-    from .track_model import default_model
+    from .shipped_model import default_model
 
     skills = skill_mentions(doc)
     heading = title or guess_title(doc.user_data["text"]) or ""

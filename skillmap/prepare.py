@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from .extract import build_pipeline
 from .skills import TOKENS_PATH
-from .track_model import MODEL_PATH, TRACKS, corpus_digest, train_default
+from .shipped_model import MODEL_PATH, corpus_digest, train_default
+from .taxonomy import TRACKS
 
 
 def main() -> None:

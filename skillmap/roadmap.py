@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .errors import Invalid
+from refusals import Invalid
 from .taxonomy import Taxonomy
 
 PHASES = ("foundations", "gpu_fundamentals", "specialisation", "portfolio")

@@ -3,11 +3,11 @@ and it is saved next to the taxonomy (`skillmap/data/track_model.npz`, made by `
 command-line parse neither imports scikit-learn nor trains.
 
 A saved model carries a digest of what it was trained from (the corpus files, the tokenizer's
-settings, the training code's version); one that no longer matches is retrained and saved again.
+settings, the training code's version); shipped_model.py loads the shipped one, or trains and
+saves it again when the digest no longer matches.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from dataclasses import dataclass
@@ -20,9 +20,6 @@ from spacy.tokens import Doc
 
 from .taxonomy import TRACKS
 
-MODEL_PATH = Path(__file__).parent / "data" / "track_model.npz"
-# Bump when the features or the training change in a way the corpus digest cannot see.
-TRAINING_VERSION = "2"
 
 
 @lru_cache(maxsize=1)
@@ -130,41 +127,3 @@ class TrackModel:
                            intercept=data["intercept"], class_index=data["class_index"])
         except (OSError, KeyError, ValueError):
             return None
-
-
-def corpus_digest() -> str:
-    """What the shipped model depends on: the corpus files, spaCy's version, the training version."""
-    import spacy
-
-    from .corpus import CORPUS_DIR
-
-    h = hashlib.sha256(f"{TRAINING_VERSION}|{spacy.__version__}".encode())
-    for path in sorted(CORPUS_DIR.glob("*.jsonl")):
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-def train_default() -> TrackModel:
-    """Train on the shipped corpus (needs scikit-learn)."""
-    from .classify import TrackClassifier
-    from .corpus import load_corpus
-
-    corpus = load_corpus()
-    return TrackClassifier().fit([p.title + "\n" + p.text for p in corpus],
-                                 [p.track for p in corpus]).to_model()
-
-
-@lru_cache(maxsize=1)
-def default_model() -> TrackModel:
-    """The shipped model: loaded from MODEL_PATH, or trained (and saved when the folder is
-    writable) when the file is missing or stale."""
-    digest = corpus_digest()
-    model = TrackModel.load(MODEL_PATH, digest)
-    if model is None:
-        model = train_default()
-        try:
-            model.save(MODEL_PATH, digest)
-        except OSError:
-            pass  # a read-only install trains once per process instead
-    return model

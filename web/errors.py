@@ -1,10 +1,10 @@
 """Every API error is JSON: {status, message, field?, errors?}; every page error is a page.
-The one place a service's refusal (skillmap.errors) gets its HTTP status."""
+The one place a service's refusal (refusals.py) gets its HTTP status."""
 from flask import Flask, jsonify, render_template, request
 from marshmallow import Schema, fields
 from werkzeug.exceptions import HTTPException, default_exceptions
 
-from skillmap.errors import (Conflict, Forbidden, Gone, Invalid, NotFound, Refusal, TooLarge,
+from refusals import (Conflict, Forbidden, Gone, Invalid, NotFound, Refusal, TooLarge,
                              Unauthenticated)
 
 REFUSAL_STATUS = {Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Gone: 410,

@@ -5,13 +5,17 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from . import diagnostics
 from .verdicts import INCIDENT_VERDICTS, Verdict
 
-if TYPE_CHECKING:
-    from .backends.base import Backend
+
+class FaultReader(Protocol):
+    """What a death needs of the backend (backends/base.py's Backend): what SIGSEGV or SIGBUS
+    means there. A protocol, so this module never imports the backends that import it."""
+
+    def memory_fault(self, signal_name: str, phase: str) -> "Outcome | None": ...
 
 _EMULATOR_VERDICTS = {
     "race_detected": Verdict.RACE_DETECTED,
@@ -146,7 +150,7 @@ def from_error(error: dict, py_text: str, *, phase: str, limits=None) -> Outcome
     return Outcome(Verdict.RUNTIME_ERROR, _one_line(f"{text}{at} {phase}"), details=tb)
 
 
-def from_death(died, *, backend: Backend, phase: str, stderr: str, limits) -> Outcome:
+def from_death(died, *, backend: FaultReader, phase: str, stderr: str, limits) -> Outcome:
     """The child ended without answering (signal, exit, wall clock, broken channel); what a
     SIGSEGV or SIGBUS means is the backend's to say."""
     stderr = stderr or ""

@@ -23,12 +23,23 @@ import sys
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, Protocol
 
 from . import cgroups, seccomp
 
-if TYPE_CHECKING:
-    from .backends.base import Backend
+
+class SandboxedBackend(Protocol):
+    """What the sandbox needs of a backend (backends/base.py's Backend, which imports this
+    module): its name, its files, environment, binds and syscall filter."""
+
+    name: str
+    child_files: tuple[str, ...]
+
+    def env(self, sandboxed: bool) -> dict[str, str]: ...
+
+    def binds(self) -> list[str]: ...
+
+    def syscall_filter(self) -> bytes: ...
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHILD_MODULE = "assessments.judge.child"
@@ -111,7 +122,7 @@ class SandboxSpec:
     """
 
     scratch: Path
-    backend: Backend
+    backend: SandboxedBackend
     limits: Limits
     python: str = sys.executable
     repo_root: Path = REPO_ROOT
@@ -241,7 +252,7 @@ def _python_binds(python: str) -> list[str]:
     return binds
 
 
-def _repo_binds(repo: Path, backend: Backend) -> list[str]:
+def _repo_binds(repo: Path, backend: SandboxedBackend) -> list[str]:
     binds: list[str] = []
     for rel in CHILD_FILES + backend.child_files:
         path = str(repo / rel)

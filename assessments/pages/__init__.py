@@ -1,7 +1,7 @@
 """Pages: tasks, the task page with its editor, submissions, assessments, profiles.
 
 Pages use the session (Flask-Login) and call the same services as the JSON API; they never
-call the API over HTTP. A refused operation (a skillmap.errors.Refusal) is a 404 page when it
+call the API over HTTP. A refused operation (a refusals.Refusal) is a 404 page when it
 is NotFound, and otherwise a message in the page's form with its status
 (web.errors.http_status). The task page's Run and Submit work without JavaScript (a plain POST,
 then a redirect to the submission's page); with it they post the same form with fetch and get
@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from accounts.models import Role, utcnow
 from extensions import db
 
-from skillmap.errors import Refusal
+from refusals import Refusal
 
 from .. import catalog, service
 from ..models import SavedRoadmap, SubmissionKind

@@ -12,7 +12,7 @@ from accounts.models import Role, utcnow
 from extensions import db
 from jobdata.models import Job
 from skillmap import verified
-from skillmap.errors import Invalid, NotFound, Refusal
+from refusals import Invalid, NotFound, Refusal
 from web.charts import track_strengths
 from web.errors import http_status
 from web.inputs import int_value

@@ -8,7 +8,7 @@ from flask_login import current_user, login_required
 
 from jobdata.salary import LEVELS, TRACKS
 from jobdata.service import get_job
-from skillmap.errors import Invalid, NotFound, Refusal
+from refusals import Invalid, NotFound, Refusal
 from skillmap.taxonomy import load_taxonomy
 from web.errors import http_status
 

@@ -5,7 +5,7 @@ from flask import abort, flash, jsonify, redirect, render_template, request, url
 from flask_login import current_user, login_required
 
 from extensions import limiter
-from skillmap.errors import Invalid, NotFound, Refusal
+from refusals import Invalid, NotFound, Refusal
 from web.charts import roofline_data
 from web.errors import http_status
 from web.inputs import int_value

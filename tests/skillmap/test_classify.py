@@ -5,7 +5,8 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from skillmap.classify import TrackClassifier
 from skillmap.corpus import load_corpus
 from skillmap.taxonomy import TRACKS
-from skillmap.track_model import TrackModel, corpus_digest, default_model, train_default
+from skillmap.shipped_model import corpus_digest, default_model, train_default
+from skillmap.track_model import TrackModel
 
 
 def test_corpus_has_at_least_30_postings_per_track():
@@ -71,7 +72,7 @@ def test_the_saved_model_predicts_what_training_gives(tmp_path):
 
 
 def test_the_shipped_model_matches_the_corpus():
-    from skillmap.track_model import MODEL_PATH
+    from skillmap.shipped_model import MODEL_PATH
 
     default_model()
     assert TrackModel.load(MODEL_PATH, corpus_digest()) is not None

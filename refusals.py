@@ -1,7 +1,8 @@
 """Refusals a person can act on, in the domain's words: what kind of refusal, a message, and the
 field (API or form) it concerns. The pure modules and the services raise them; web/errors.py
-alone turns a kind into an HTTP status. They live in the bottom layer so every layer can raise
-them."""
+alone turns a kind into an HTTP status. A module of its own, importing nothing of the project,
+below every layer: accounts, jobs, assessments and the web layer say "not found" without
+importing the language of skills."""
 from __future__ import annotations
 
 
