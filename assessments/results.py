@@ -33,20 +33,14 @@ def _best(subs: list[Submission]) -> Submission | None:
 
 
 def _flags(task: str, best: dict[int, Submission]) -> dict[int, list[str]]:
-    """Similarity flags for these submissions: against each other, other people's work, the reference."""
+    """Flags for these submissions that copy the task's reference solution. Likeness to another
+    candidate's work is `similar` (copied_from_others, with its link and review state)."""
     if not best:
         return {}
-    authors = {s.id: s.user_id for s in best.values()}
-    others = {s.id: s.source for s in db.session.scalars(select(Submission).where(
-        Submission.task == task, Submission.kind == _GRADED, Submission.status == _DONE,
-        Submission.user_id.not_in(set(authors.values()))))}
-    subjects = {s.id: s.source for s in best.values()}
     flags: dict[int, list[str]] = {}
-    for match in integrity.similar_pairs(task, subjects, others):
-        # Another candidate's earlier work: `similar` (copied_from_others), with its link.
-        if match.other_id is not None:
-            continue
-        flags.setdefault(match.submission_id, []).append(match.describe())
+    for match in integrity.similar_pairs(task, {s.id: s.source for s in best.values()}, {}):
+        if match.other_id is None:
+            flags.setdefault(match.submission_id, []).append(match.describe())
     return flags
 
 

@@ -29,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
@@ -368,7 +369,7 @@ def step_stability(c: Check) -> None:
     try:
         for slug in c.stable:
             for load in ("idle", "busy"):
-                with _HostLoad() if load == "busy" else _null():
+                with _HostLoad() if load == "busy" else contextlib.nullcontext():
                     source = (SOLUTIONS / f"{slug}.py").read_text()
                     judged = []
                     for i in range(runs):
@@ -393,14 +394,6 @@ def step_stability(c: Check) -> None:
     c.save("stability", out)
     _table("stability: medians of the same kernel judged again (ms)",
            ["task", "host", "n", "min", "median", "max", "spread", "excess/allowed max", "flags"], rows)
-
-
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def step_fixture_times(c: Check) -> None:

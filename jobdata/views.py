@@ -113,7 +113,7 @@ def new():
     posting, errors = _posting(request.form)
     if errors.keys() == {"title"} and request.form.get("step") != "back":
         # No title typed: the one the parser reads from the posting, if it finds one.
-        guess = guess_title(posting["text"]) if isinstance(posting["text"], str) else None
+        guess = guess_title(posting["text"])
         if guess:
             posting["title"] = guess[:200]
             errors = {}

@@ -18,7 +18,7 @@ import os
 import re
 import secrets
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .verdicts import Verdict
 
@@ -100,12 +100,10 @@ class Finding:
     note: str = ""                     # why the tool said nothing usable
     seconds: float = 0.0
     exit_status: int | None = None
-    lines: list[str] = field(default_factory=list, repr=False)
 
     @property
     def found(self) -> bool:
-        return bool(self.errors) or (self.exit_status == ERROR_EXIT and self.errors is None
-                                     and bool(self.first))
+        return bool(self.errors)
 
     def to_dict(self) -> dict:
         return {"tool": self.tool, "errors": self.errors, "first": self.first or None,
@@ -119,7 +117,6 @@ def read(tool: str, output: str, prefix: str, exit_status: int | None) -> Findin
     the first error's description."""
     f = Finding(tool, exit_status=exit_status)
     lines = [ln[len(prefix):].strip() for ln in output.splitlines() if ln.startswith(prefix)]
-    f.lines = lines
     for ln in lines:
         m = _SUMMARY.search(ln)
         if m:
@@ -134,12 +131,12 @@ def read(tool: str, output: str, prefix: str, exit_status: int | None) -> Findin
                 break
             block.append(ln)
     f.first = "; ".join(block)
+    if f.errors is None and exit_status == ERROR_EXIT and f.first:
+        f.errors = 1    # the tool exited saying it found errors, and showed one: its summary was lost
     if f.errors is None:
         trouble = [ln for ln in lines if _UNSUPPORTED.search(ln)]
         f.note = (trouble[0] if trouble else
                   "the tool printed no summary" if lines else "the tool printed nothing")
-    elif exit_status == ERROR_EXIT and not f.errors:
-        f.errors = 1 if f.first else f.errors
     return f
 
 
