@@ -73,7 +73,7 @@ class Check:
                  runs: int = 5):
         self.out, self.unsafe = out, unsafe
         self.tasks, self.stable, self.runs = list(tasks), tuple(stable), runs
-        self.fixtures_s, self.pytest_files = 180.0, PYTEST_FILES
+        self.fixtures_s, self.pytest_files, self.pytest_k = 180.0, PYTEST_FILES, ""
         self.deadline = time.monotonic() + deadline_s
         self.device = _device_name()
         self.path = out / bench_judge.results_path(self.device).name
@@ -423,6 +423,8 @@ def step_pytest(c: Check) -> None:
     env = {**os.environ, "KERNELPATH_GPU_CHECK_NO_SANDBOX": "1" if c.unsafe else "0"}
     cmd = [sys.executable, "-m", "pytest", "-m", "gpu", "-p", "no:cacheprovider", "-rA", "-q",
            *c.pytest_files, f"--junitxml={c.out / 'pytest-gpu.xml'}"]
+    if c.pytest_k:
+        cmd += ["-k", c.pytest_k]
     try:
         p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                            timeout=max(c.left(), 30))
@@ -448,6 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="stability: judgings per task and load")
     parser.add_argument("--fixtures-s", type=float, default=180.0, help="fixtures: none starts after")
     parser.add_argument("--pytest-files", default=",".join(PYTEST_FILES))
+    parser.add_argument("--pytest-k", default="", help="pytest: only tests matching this -k expression")
     args = parser.parse_args(argv)
     steps = args.steps or list(STEPS)
     unknown = [s for s in steps if s not in STEPS]
@@ -459,6 +462,7 @@ def main(argv: list[str] | None = None) -> int:
               tasks=[t for t in args.tasks.split(",") if t], stable=[t for t in args.stable.split(",") if t],
               runs=args.runs)
     c.fixtures_s, c.pytest_files = args.fixtures_s, [f for f in args.pytest_files.split(",") if f]
+    c.pytest_k = args.pytest_k
     if c.device == "no GPU":
         print("no GPU: CuPy sees no device")
         return 1

@@ -258,6 +258,11 @@ def timing_row(slug: str, r) -> dict:
             "leaderboard_eligible", "converged", "stop_reason")})
         row["bound"] = (t.roofline or {}).get("bound")
         row["wall"] = {k: t.wall.get(k) for k in ("excess_s", "allowed_s")} if t.wall else None
+        # Where the timing's seconds went: placing the inputs, the batches, the re-checks.
+        h = t.harness or {}
+        row["harness"] = {"prepare_s": h.get("prepare_s"), "batches": h.get("batches"),
+                          "rechecks": len(h.get("rechecked_repeats") or ()),
+                          "recheck_s": h.get("recheck_s"), "slots": h.get("slots")}
     return row
 
 

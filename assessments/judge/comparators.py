@@ -8,6 +8,9 @@ from typing import Callable
 import numpy as np
 
 MAX_MISMATCHES = 5
+# Timing re-checks compare outputs of 2^25 elements and more: in blocks, float64 temporaries stay
+# in cache instead of a dozen full-size copies (a re-check's compare was seconds at that size).
+BLOCK = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -55,15 +58,38 @@ def _prepare(got, expected):
     return got, expected, None
 
 
+def _blocks(size: int):
+    """Slices covering range(size) in BLOCK-sized pieces."""
+    for start in range(0, size, BLOCK):
+        yield slice(start, min(start + BLOCK, size))
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.float64, copy=False)
+
+
 def _nonfinite(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """Elements of `got` that are NaN/Inf where the reference is not the same non-finite value."""
-    g = got.astype(np.float64, copy=False)
-    e = expected.astype(np.float64, copy=False)
-    bad = ~np.isfinite(g)
+    bad = ~np.isfinite(got)        # in got's own dtype: no float64 copy of a clean output
     if bad.any():
+        g, e = _f64(got), _f64(expected)
         same = (np.isnan(g) & np.isnan(e)) | (np.isinf(g) & (g == e))
         bad &= ~same
     return bad
+
+
+def _blockwise_abs_error(got: np.ndarray, expected: np.ndarray, allowed) -> tuple[float, bool]:
+    """(largest |got - expected|, whether any element exceeds `allowed(expected block)`), block
+    by block. A NaN error (both sides the same non-finite value) makes the maximum NaN, as a
+    whole-array max would."""
+    g, e = got.reshape(-1), expected.reshape(-1)
+    peaks, exceeded = [], False
+    for s in _blocks(g.size):
+        eb = _f64(e[s])
+        diff = np.abs(_f64(g[s]) - eb)
+        peaks.append(diff.max())
+        exceeded = exceeded or bool((diff > allowed(eb)).any())
+    return float(np.max(peaks)), exceeded
 
 
 def _fail_nonfinite(bad, got, expected, initial=None) -> Comparison:
@@ -116,7 +142,7 @@ def _summary(bad: np.ndarray, got, expected, what: str, verb: str = "out of tole
 
 def _comparable(got, expected, initial=None):
     """Shapes and dtypes checked, empty and non-finite outputs decided: either a final
-    Comparison or (got, expected, got as float64, expected as float64). `initial` is the output
+    Comparison or (got, expected) as arrays. `initial` is the output
     as it was handed to solve, to tell elements never written from computed NaN."""
     got, expected, err = _prepare(got, expected)
     if err:
@@ -126,7 +152,7 @@ def _comparable(got, expected, initial=None):
     bad_nf = _nonfinite(got, expected)
     if bad_nf.any():
         return _fail_nonfinite(bad_nf, got, expected, initial)
-    return got, expected, got.astype(np.float64), expected.astype(np.float64)
+    return got, expected
 
 
 def compare_exact(got, expected, *, initial=None, **_ignored) -> Comparison:
@@ -140,15 +166,16 @@ def compare_exact(got, expected, *, initial=None, **_ignored) -> Comparison:
         bad_nf = _nonfinite(got, expected)
         if bad_nf.any():
             return _fail_nonfinite(bad_nf, got, expected, initial)
-        g = got.astype(np.float64)
-        e = expected.astype(np.float64)
+        wide = np.float64
     else:
-        g = got.astype(np.int64)
-        e = expected.astype(np.int64)
+        wide = np.int64
+    g, e = got.reshape(-1), expected.reshape(-1)
+    if all(np.array_equal(g[s].astype(wide, copy=False), e[s].astype(wide, copy=False))
+           for s in _blocks(g.size)):
+        return Comparison(True, 0.0, [], "all elements match exactly")
+    g, e = got.astype(wide), expected.astype(wide)
     bad = g != e
     max_error = float(np.max(np.abs(g - e)))
-    if not bad.any():
-        return Comparison(True, 0.0, [], "all elements match exactly")
     mism, message = _summary(bad, got, expected, f"max abs error {max_error:.6g}", "differ")
     return Comparison(False, max_error, mism, message)
 
@@ -158,15 +185,33 @@ def compare_allclose(got, expected, *, rtol: float = 1e-5, atol: float = 1e-8, i
     ready = _comparable(got, expected, initial)
     if isinstance(ready, Comparison):
         return ready
-    got, expected, g, e = ready
-    diff = np.abs(g - e)
-    bad = diff > atol + rtol * np.abs(e)
-    max_error = float(diff.max())
+    got, expected = ready
+    max_error, exceeded = _blockwise_abs_error(got, expected, lambda e: atol + rtol * np.abs(e))
     what = f"max abs error {max_error:.3g} (allowed: {atol:g} + {rtol:g} * |expected|)"
-    if not bad.any():
+    if not exceeded:
         return Comparison(True, max_error, [], what)
+    e = _f64(expected)
+    bad = np.abs(_f64(got) - e) > atol + rtol * np.abs(e)
     mism, message = _summary(bad, got, expected, what)
     return Comparison(False, max_error, mism, message)
+
+
+# Up to this many elements (every test size) the norms are taken over the whole array at once;
+# larger outputs (timing re-checks) sum the squares block by block, which rounds differently
+# only in the last bits.
+NORM_WHOLE = 1 << 22
+
+
+def _blockwise_norms(got: np.ndarray, expected: np.ndarray) -> tuple[float, float]:
+    """(||got - expected||, ||expected||), block by block."""
+    g, e = got.reshape(-1), expected.reshape(-1)
+    err_sq = ref_sq = 0.0
+    for s in _blocks(g.size):
+        eb = _f64(e[s])
+        diff = _f64(g[s]) - eb
+        err_sq += float(np.dot(diff, diff))
+        ref_sq += float(np.dot(eb, eb))
+    return float(np.sqrt(err_sq)), float(np.sqrt(ref_sq))
 
 
 def compare_norm(got, expected, *, rtol: float, atol: float = 0.0, initial=None, **_ignored) -> Comparison:
@@ -174,16 +219,22 @@ def compare_norm(got, expected, *, rtol: float, atol: float = 0.0, initial=None,
     ready = _comparable(got, expected, initial)
     if isinstance(ready, Comparison):
         return ready
-    got, expected, g, e = ready
-    diff = g - e
-    err_norm = float(np.linalg.norm(diff.ravel()))
-    ref_norm = float(np.linalg.norm(e.ravel()))
+    got, expected = ready
+    if got.size <= NORM_WHOLE:
+        diff = _f64(got) - _f64(expected)
+        err_norm = float(np.linalg.norm(diff.ravel()))
+        ref_norm = float(np.linalg.norm(_f64(expected).ravel()))
+    else:
+        err_norm, ref_norm = _blockwise_norms(got, expected)
+        diff = None
     rel = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else float("inf"))
     what = f"relative error ||got - ref|| / ||ref|| = {rel:.3g} (allowed: {rtol:g})"
     if err_norm <= rtol * ref_norm + atol:
         return Comparison(True, rel, [], what)
     # Elements whose error exceeds their share of the allowed norm; at least one must.
     share = (rtol * ref_norm + atol) / np.sqrt(got.size)
+    if diff is None:
+        diff = _f64(got) - _f64(expected)
     mism, message = _summary(np.abs(diff) > share, got, expected, what)
     return Comparison(False, rel, mism, message)
 
@@ -193,16 +244,15 @@ def compare_sum_abs(got, expected, *, rtol: float, scale: float | None = None, i
     ready = _comparable(got, expected, initial)
     if isinstance(ready, Comparison):
         return ready
-    got, expected, g, e = ready
+    got, expected = ready
     if scale is None:  # stricter stand-in when the caller has no inputs at hand
-        scale = float(np.sum(np.abs(e)))
-    diff = np.abs(g - e)
+        scale = float(np.sum(np.abs(_f64(expected))))
     allowed = rtol * float(scale)
-    bad = diff > allowed
-    max_error = float(diff.max())
+    max_error, exceeded = _blockwise_abs_error(got, expected, lambda e: allowed)
     what = f"abs error {max_error:.6g} (allowed: {rtol:g} * {float(scale):.6g} = {allowed:.3g})"
-    if not bad.any():
+    if not exceeded:
         return Comparison(True, max_error, [], what)
+    bad = np.abs(_f64(got) - _f64(expected)) > allowed
     mism, message = _summary(bad, got, expected, what)
     return Comparison(False, max_error, mism, message)
 

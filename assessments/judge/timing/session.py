@@ -7,6 +7,7 @@ outcome.Decided when the child's answer (or its death) decided a verdict.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,9 +90,12 @@ class TimingSession:
                                   "the timing run returned no usable measurements"))
         return wall, [float(x) for x in times]
 
-    def _expected_of(self, variant: int) -> dict:
+    def _expected_of(self, variant: int) -> tuple[dict, dict]:
+        """(the reference outputs, the tolerance) of one input variant, computed once: at the
+        benchmark size either can take seconds (a tolerance may run the reference again)."""
         if variant not in self._expected:
-            self._expected[variant] = self.task.reference(self.inputs[variant])
+            inputs = self.inputs[variant]
+            self._expected[variant] = (self.task.reference(inputs), self.task.tolerance_for(inputs))
         return self._expected[variant]
 
     def _recheck(self, plan, positions: list[int], timing: TimingReport) -> None:
@@ -125,7 +129,8 @@ class TimingSession:
                 self.checked.append(repeat)
             probe = TestReport("timing recheck", dict(self.dims))
             try:
-                compare.compare_outputs(self.task, inputs, self._expected_of(v), got, probe, where)
+                expected, tolerance = self._expected_of(v)
+                compare.compare_outputs(self.task, inputs, expected, got, probe, where, tolerance)
             except Decided as decided:
                 failed = decided.outcome
                 timing.harness["recheck_failure"] = {
@@ -168,23 +173,31 @@ class TimingSession:
     def run(self) -> tuple[TimingReport | None, Outcome | None]:
         """(the timing report, or None when nothing was measured; the outcome that stopped the
         timing, or None). Raises OSError when the child's scratch cannot take the inputs."""
+        began = self.clock()
         try:
             planner, slots, info = self._prepare()
         except Decided as decided:
             return None, decided.outcome
+        info["prepare_s"] = round(self.clock() - began, 3)
         return self._measure(planner, slots, info)
 
     def _prepare(self) -> tuple[Planner, int, dict]:
         """The input variants placed in the child, then the warm-up, which sizes the batches."""
         cfg = self.cfg
-        variants = []
-        for v in range(cfg.variants):
+
+        def variant(v: int) -> tuple[dict, dict]:
             seq = [self.seed, BENCH_STREAM] if v == 0 else [self.seed, BENCH_STREAM, v]
             inputs = self.task.generate(np.random.default_rng(seq), dict(self.dims))
-            self.inputs.append(inputs)
             name = f"bench.v{v}.in.npz"
-            variants.append({"inputs": name, "args": arrays.write_inputs(self.task, inputs,
-                                                                         self.scratch / name)})
+            return inputs, {"inputs": name, "args": arrays.write_inputs(self.task, inputs,
+                                                                        self.scratch / name)}
+
+        # Each variant has its own generator, and NumPy's sampling and copies release the GIL:
+        # the variants are drawn side by side (seconds each at the benchmark size).
+        with ThreadPoolExecutor(max_workers=cfg.variants) as pool:
+            made = list(pool.map(variant, range(cfg.variants)))
+        self.inputs = [inputs for inputs, _ in made]
+        variants = [spec for _, spec in made]
         try:
             info = self.request({"op": "time_setup", "variants": variants, "slots": cfg.slots,
                                  "pool_bytes": cfg.pool_bytes}, self.phase)
@@ -208,7 +221,7 @@ class TimingSession:
             dims=dict(self.dims), median_ms=0.0, min_ms=0.0, max_ms=0.0, repeats=0, warmup=cfg.warmup,
             device=str(info.get("device", "GPU"))[:100], peaks=self.peaks.to_dict(), gpu=self.gpu,
             harness={k: info.get(k) for k in ("driver", "l2_bytes", "flush_bytes", "slots", "variants",
-                                              "copy_bytes", "persisting_l2_reset")})
+                                              "copy_bytes", "persisting_l2_reset", "prepare_s")})
         samples: list[float] = []
         batches: list[crosscheck.BatchWall] = []
         began = self.clock()
@@ -259,5 +272,6 @@ class TimingSession:
         timing.wall = wall.to_dict()
         timing.harness["rechecked_repeats"] = sorted(r + 1 for r in self.checked)
         timing.harness["recheck_s"] = round(sum(self.recheck_s), 4)
+        timing.harness["batches"] = len(batches)
         timing.times_ms = [round(x, 6) for x in samples]
 
