@@ -26,7 +26,7 @@ from .report import Report, TestReport
 from .runner import ChildDied, ChildProcess
 from .sandbox import BUBBLEWRAP, REPO_ROOT, UNSAFE, Limits, SandboxSpec
 from .task import Task
-from .timing import guard, peaks, session
+from .timing import guard, nvml, peaks, session
 from .verdicts import Verdict
 
 SUITES = ("tests", "samples")
@@ -292,6 +292,7 @@ def _sanitized_run(run: _Run, path: str, tool: str, small) -> "sanitizer.Finding
             scratch=scratch, backend=run.backend, limits=limits, isolation=run.isolation,
             wrapper=run.child.spec.wrapper, builds_view=str(run.builds.view.path),
             launcher=sanitizer.launcher(path, tool, prefix), extra_env={sanitizer.ENV: tool},
+            private_tmp=True,
             readonly_paths=() if home.startswith("/usr/") else (Path(home),))
         child = ChildProcess(spec)
         child.services.update(gate=run.gate.serve)
@@ -428,6 +429,7 @@ def _time(run: _Run) -> None:
         run.task, dict(run.task.bench[run.backend.name]), run.seed,
         lambda message, phase: _request(run, message, phase), run.child.spec.scratch, measured,
         gpu=gpu, config=TIMING_CONFIG)
+    before = nvml.clocks(token)
     try:
         timing, outcome = sess.run()
     except OSError as exc:  # the child filled or wrecked its scratch while being timed
@@ -435,6 +437,8 @@ def _time(run: _Run) -> None:
         raise Decided(Outcome(Verdict.RUNTIME_ERROR,
                               "the judge could not hand your program the timing inputs: its scratch "
                               f"space is full or unusable ({why})")) from None
+    if timing is not None and before is not None:
+        timing.gpu["clocks"] = {"before": before, "after": nvml.clocks(token)}
     run.report.timing = timing
     if outcome is None and timing is not None and timing.flags:
         run.report.message += (f"; the timing is flagged for review ({', '.join(timing.flags)}) "

@@ -133,6 +133,9 @@ class SandboxSpec:
     builds_view: str | None = None          # the run's view of the build cache (build_cache.RunView)
     emulator_fingerprint: str | None = None  # the emulator's, for the child (cpu)
     launcher: tuple[str, ...] = ()          # a program that starts the child (compute-sanitizer)
+    # A writable /tmp and /dev/shm of the sandbox's own (tmpfs): a launcher that talks to its
+    # child through files there needs them; the child alone writes only its scratch.
+    private_tmp: bool = False
 
     @property
     def mode(self) -> str:
@@ -264,7 +267,12 @@ def bwrap_argv(spec: SandboxSpec, argv: list[str], info_fd: int | None,
                seccomp_fd: int | None = None) -> list[str]:
     """bubblewrap around the child command."""
     bwrap = bwrap_path() or "bwrap"
-    args = _base_args(bwrap) + _python_binds(spec.python) + _repo_binds(spec.repo_root, spec.backend)
+    args = _base_args(bwrap)
+    if spec.private_tmp:
+        # Before any bind: the scratch, a checkout or a venv may lie under /tmp, mounted over it.
+        size = str(int(spec.limits.scratch_size))
+        args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm"]
+    args += _python_binds(spec.python) + _repo_binds(spec.repo_root, spec.backend)
     args += spec.backend.binds()
     if spec.builds_view:
         args += ["--ro-bind", spec.builds_view, BUILDS_MOUNT]
@@ -276,7 +284,7 @@ def bwrap_argv(spec: SandboxSpec, argv: list[str], info_fd: int | None,
         path = os.path.join(scratch, entry)
         if entry not in CAPTURE_FILES and os.path.isfile(path) and not os.path.islink(path):
             args += ["--ro-bind", path, path]  # the submission: readable, not replaceable
-    # bubblewrap leaves its root and /dev tmpfs writable: only the scratch tmpfs should be.
+    # bubblewrap leaves its root and /dev tmpfs writable: only the tmpfs mounts made above should be.
     args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", scratch]
     if info_fd is not None:
         args += ["--info-fd", str(info_fd)]

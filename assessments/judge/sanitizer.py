@@ -135,8 +135,12 @@ def read(tool: str, output: str, prefix: str, exit_status: int | None) -> Findin
         f.errors = 1    # the tool exited saying it found errors, and showed one: its summary was lost
     if f.errors is None:
         trouble = [ln for ln in lines if _UNSUPPORTED.search(ln)]
+        said = [ln for ln in lines if ln and not ln.startswith("COMPUTE-SANITIZER")]
         f.note = (trouble[0] if trouble else
+                  f"the tool printed no summary; its last words: {said[-1][:200]}" if said else
                   "the tool printed no summary" if lines else "the tool printed nothing")
+        if exit_status not in (None, 0, ERROR_EXIT):
+            f.note += f" (exit status {exit_status})"
     return f
 
 

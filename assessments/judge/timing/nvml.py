@@ -98,3 +98,34 @@ def compute_processes(token: str = "0") -> int | None:
     # With room for none, NVML only reports how many there are.
     rc = fn(handle, ctypes.byref(count), None)
     return int(count.value) if rc in (_SUCCESS, _INSUFFICIENT_SIZE) else None
+
+
+_CLOCK_SM, _CLOCK_MEM = 0, 2            # nvmlClockType_t: NVML_CLOCK_SM, NVML_CLOCK_MEM
+
+
+def clocks(token: str = "0") -> dict | None:
+    """The SM and memory clocks now (MHz) and why the clocks are held below their maximum (the
+    driver's bit mask of clock event reasons: idle, power cap, thermal...). Medians of the same
+    kernel judged again differ by a few percent for short kernels; these readings, taken before
+    and after each timing, tell a slow clock from anything else."""
+    handle = _handle(token)
+    if handle is None:
+        return None
+    lib = _state["lib"]
+    out: dict = {}
+    for key, kind in (("sm_mhz", _CLOCK_SM), ("mem_mhz", _CLOCK_MEM)):
+        value = ctypes.c_uint(0)
+        try:
+            if lib.nvmlDeviceGetClockInfo(handle, ctypes.c_int(kind), ctypes.byref(value)) == _SUCCESS:
+                out[key] = int(value.value)
+        except AttributeError:
+            pass
+    for name in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"):
+        fn = getattr(lib, name, None)
+        if fn is None:
+            continue
+        reasons = ctypes.c_ulonglong(0)
+        if fn(handle, ctypes.byref(reasons)) == _SUCCESS:
+            out["event_reasons"] = int(reasons.value)
+        break
+    return out or None

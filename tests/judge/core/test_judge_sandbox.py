@@ -254,3 +254,34 @@ def test_a_sandbox_that_cannot_start_is_an_internal_error(tmp_path):
         child.start()
     assert info.value.reason == "sandbox" and "does-not-exist" in info.value.detail
     assert child.group is None
+
+
+_WRITE_PROBE = """
+import sys
+for path in sys.argv[1:]:
+    try:
+        open(path, "w").write("x")
+        print(path, "writable")
+    except OSError as exc:
+        print(path, "refused", exc.errno)
+"""
+
+
+@pytest.mark.skipif(not sandbox.probe()[0], reason="bubblewrap cannot run here")
+@pytest.mark.parametrize("private", [False, True])
+def test_a_launcher_run_gets_a_tmp_and_shm_of_its_own_and_nothing_else_writable(tmp_path, private):
+    # compute-sanitizer's front-end and its child meet through files in /tmp and /dev/shm; a
+    # plain run writes only its scratch.
+    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(), private_tmp=private)
+    argv = bwrap_argv(spec, [sys.executable, "-I", "-S", "-c", _WRITE_PROBE, "/tmp/probe",
+                             "/dev/shm/probe", "/probe", "/usr/probe", str(tmp_path / "probe")], None)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                          env={"PATH": sandbox.SANDBOX_PATH})
+    said = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert said[str(tmp_path / "probe")] == "writable", done.stderr
+    for path in ("/probe", "/usr/probe"):
+        assert said[path].startswith("refused"), said
+    for path in ("/tmp/probe", "/dev/shm/probe"):
+        assert said[path] == ("writable" if private else said[path]) and \
+            (private or said[path].startswith("refused")), said
+    assert not (Path("/tmp/probe").exists() and private), "the sandbox's /tmp is its own"

@@ -87,3 +87,15 @@ def test_the_program_cannot_forge_a_clean_summary():
                      f"{prefix} ERROR SUMMARY: 1 error"])
     f = sanitizer.read("memcheck", out, prefix, sanitizer.ERROR_EXIT)
     assert f.found and f.errors == 1 and f.first.startswith("Invalid __global__ read")
+
+
+def test_a_tool_that_stops_early_says_why_in_its_own_words():
+    prefix = sanitizer.new_prefix()
+    out = (f"{prefix} COMPUTE-SANITIZER\n{prefix} Error: cannot open the communication channel\n"
+           "program output\n")
+    f = sanitizer.read("memcheck", out, prefix, 13)
+    assert f.errors is None and not f.found
+    assert f.note == ("the tool printed no summary; its last words: Error: cannot open the "
+                      "communication channel (exit status 13)")
+    assert sanitizer.read("memcheck", f"{prefix} COMPUTE-SANITIZER\n", prefix, 0).note == \
+        "the tool printed no summary"

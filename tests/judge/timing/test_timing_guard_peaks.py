@@ -169,3 +169,34 @@ def test_measuring_process_fails_cleanly_without_a_gpu(tmp_path):
         pytest.skip("a GPU answered: the measurement itself is covered by test_gpu_timing.py")
     assert not any(line.startswith("{") for line in p.stdout.splitlines())
     assert not (tmp_path / peaks.CACHE_FILE).exists()
+
+
+class _FakeNvml:
+    """The NVML calls clocks() makes, answering as a driver would through ctypes."""
+
+    def __init__(self, sm=1980, mem=2619, reasons=0x4, with_reasons=True):
+        self.values = {0: sm, 2: mem}
+        if with_reasons:
+            def current_reasons(handle, out):
+                out._obj.value = reasons
+                return 0
+            self.nvmlDeviceGetCurrentClocksEventReasons = current_reasons
+
+    def nvmlDeviceGetHandleByIndex_v2(self, index, out):
+        out._obj.value = 1234
+        return 0
+
+    def nvmlDeviceGetClockInfo(self, handle, kind, out):
+        if kind.value not in self.values:
+            return 2      # NVML_ERROR_INVALID_ARGUMENT
+        out._obj.value = self.values[kind.value]
+        return 0
+
+
+def test_clocks_reports_sm_and_memory_clocks_and_why_they_are_held(monkeypatch):
+    monkeypatch.setattr(nvml, "_state", {"lib": _FakeNvml()})
+    assert nvml.clocks("0") == {"sm_mhz": 1980, "mem_mhz": 2619, "event_reasons": 4}
+    monkeypatch.setattr(nvml, "_state", {"lib": _FakeNvml(with_reasons=False)})
+    assert nvml.clocks("0") == {"sm_mhz": 1980, "mem_mhz": 2619}
+    monkeypatch.setattr(nvml, "_state", {"lib": None})
+    assert nvml.clocks("0") is None
