@@ -5,20 +5,8 @@ import threading
 from flask import Flask
 
 import settings
+from assessments.engines import sqlite_for_concurrent_use
 from extensions import MigrationCommands, api, csrf, db, limiter, login_manager
-
-
-def _sqlite_for_concurrent_use(engine) -> None:
-    """Write-ahead log, so grading threads' writes do not block readers; wait for locks."""
-    from sqlalchemy import event
-
-    @event.listens_for(engine, "connect")
-    def _pragmas(connection, _record):
-        cursor = connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA busy_timeout=15000")
-        cursor.close()
 
 
 def _configure(app: Flask, config) -> None:
@@ -53,7 +41,7 @@ def create_app(config=None) -> Flask:
     db.init_app(app)
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
         with app.app_context():
-            _sqlite_for_concurrent_use(db.engine)
+            sqlite_for_concurrent_use(db.engine)
     app.cli.add_command(MigrationCommands(app))
     login_manager.init_app(app)
     api.init_app(app)
@@ -62,6 +50,7 @@ def create_app(config=None) -> Flask:
 
     from accounts import register as register_accounts
     from assessments import register as register_assessments
+    from candidates import register as register_candidates
     from jobdata import register as register_jobs
     from web import errors, forms, highlight, names, pages
 
@@ -72,6 +61,7 @@ def create_app(config=None) -> Flask:
     register_accounts(app, api)
     register_jobs(app, api)
     register_assessments(app, api)
+    register_candidates(app, api)
     pages.register(app)
     from assessments.queue_depth import scrape_registry
     from web import ops  # /healthz, /metrics, request timing

@@ -1,9 +1,9 @@
 """gunicorn settings (`make serve`, the container): `gunicorn -c gunicorn.conf.py`.
 
 Processes: WEB_CONCURRENCY, else one per core with the celery grading engine. The local engine
-grades in threads of the web process and must have exactly one per database (two would each
-re-queue the other's unfinished work at start-up: assessments/queue.py), so it gets one process
-and more threads. Threads per process: WEB_THREADS. Address: 127.0.0.1:8000, or 0.0.0.0:$PORT
+grades in a pool of processes that the web process starts, and must have exactly one web process
+per database (two would each re-queue the other's unfinished work at start-up:
+assessments/queue.py), so it gets one process and more threads. Threads per process: WEB_THREADS. Address: 127.0.0.1:8000, or 0.0.0.0:$PORT
 when PORT is set (gunicorn's own default), or --bind. Anything else: GUNICORN_CMD_ARGS.
 """
 import os

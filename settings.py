@@ -41,9 +41,11 @@ DEFAULTS = {
         }
     },
     "TOKEN_TTL_DAYS": 90,
-    # Grading: "local" (worker threads in the service) or "celery" (CELERY_BROKER_URL).
+    # Grading: "local" (a pool of grading processes beside the service) or "celery"
+    # (CELERY_BROKER_URL).
     "GRADING_QUEUE": "local",
     "GRADING_WORKERS": 0,                 # local engine; 0: sized to the machine
+    "GRADING_PROCESSES": True,            # local engine: False grades in threads of the service
     "GRADING_BACKENDS": "cpu",            # "cpu,cuda" where GPU workers serve the cuda queue
     "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
     "SUBMISSION_RATE_LIMIT": "20/minute;300/hour",   # per user, submissions and runs each

@@ -31,7 +31,7 @@ def _safe_next(target: str | None) -> str:
 def _home_for(user) -> str:
     if user.has_role(Role.RECRUITER):
         return url_for("jobs_pages.mine")
-    return url_for("assessment_pages.profile", candidate_id=user.id)
+    return url_for("candidate_pages.profile", candidate_id=user.id)
 
 
 def _field_errors(messages: dict) -> dict[str, str]:

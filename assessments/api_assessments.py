@@ -1,8 +1,6 @@
-"""API: assessments, their invitations and results, and candidates' profiles."""
+"""API: assessments, their invitations and results."""
 from flask import Response, url_for
-from flask_smorest import Blueprint, abort
-from flask_smorest.fields import Upload
-from marshmallow import Schema
+from flask_smorest import Blueprint
 
 from accounts.models import Role, utcnow
 from accounts.tokens import api_user, token_required
@@ -10,19 +8,13 @@ from accounts.tokens import api_user, token_required
 from . import results, service
 from .schemas import (AcceptResultSchema, AssessmentCreateSchema, AssessmentDetailSchema,
                       AssessmentSchema, InvitationPreviewSchema, InviteRequestSchema,
-                      InviteResultSchema, ProfileSchema, ProfileTextSchema, ResultsQuerySchema,
+                      InviteResultSchema, ResultsQuerySchema,
                       ResultsSchema, SuggestionSchema, SuggestQuerySchema)
 
 blp = Blueprint("assessments", __name__, url_prefix="/api/v1/assessments",
                 description="Timed assessments for a job: tasks, invitations, results")
 invitations_blp = Blueprint("assessment_invitations", __name__, url_prefix="/api/v1/invitations",
                             description="Opening and accepting an assessment invitation")
-candidates_blp = Blueprint("candidates", __name__, url_prefix="/api/v1/candidates",
-                           description="Candidates' verified and claimed skills")
-
-# A profile's example in the OpenAPI document (a résumé's text, or a plain-text résumé file).
-PROFILE_EXAMPLE = ("Ada Lovelace, GPU software engineer. 6 years of C++ and CUDA: kernel tuning "
-                   "with Nsight Compute, NCCL for multi-GPU training, PyTorch. MS in Computer Science.")
 
 
 @blp.route("", methods=["POST"])
@@ -125,50 +117,3 @@ def accept(token):
     invitation = service.accept(api_user(), token)
     return {"assessment_id": invitation.assessment_id, "started_at": invitation.started_at,
             "deadline": invitation.deadline}
-
-
-@candidates_blp.route("/<int:candidate_id>/profile")
-@candidates_blp.response(200, ProfileSchema)
-@token_required()
-def profile(candidate_id):
-    """Verified skills with level and evidence, and claimed skills apart (the candidate, and
-    recruiters of organisations whose invitation the candidate accepted)."""
-    return results.candidate_profile(api_user(), candidate_id)
-
-
-class ResumeUploadSchema(Schema):
-    file = Upload(required=True, metadata={"description": "a PDF, a DOCX or a plain-text résumé (1 MB at most)"})
-
-
-@candidates_blp.route("/<int:candidate_id>/resume", methods=["POST"])
-@candidates_blp.arguments(ResumeUploadSchema, location="files", example={"file": PROFILE_EXAMPLE})
-@candidates_blp.response(200, ProfileSchema)
-@token_required()
-def upload_resume(files, candidate_id):
-    """Your résumé as a file: its text becomes your profile text and the skills it names your
-    claimed skills (kept until you replace or delete it)."""
-    from .resume import uploaded_resume_text
-
-    if api_user().id != candidate_id:
-        abort(404, message="no such candidate", field="candidate_id")
-    text = uploaded_resume_text(files["file"])  # refused (422) when it cannot be read
-    results.save_claims(api_user(), candidate_id, text)
-    return results.candidate_profile(api_user(), candidate_id)
-
-
-@candidates_blp.route("/<int:candidate_id>/profile", methods=["DELETE"])
-@candidates_blp.response(204)
-@token_required()
-def delete_profile(candidate_id):
-    """Delete your profile text and the claims read from it (verified skills stay)."""
-    results.save_claims(api_user(), candidate_id, "")
-
-
-@candidates_blp.route("/<int:candidate_id>/profile", methods=["PUT"])
-@candidates_blp.arguments(ProfileTextSchema, example={"text": PROFILE_EXAMPLE})
-@candidates_blp.response(200, ProfileSchema)
-@token_required()
-def save_profile(data, candidate_id):
-    """Your profile or résumé text: the skills it names become claimed skills (empty deletes it)."""
-    results.save_claims(api_user(), candidate_id, data["text"])
-    return results.candidate_profile(api_user(), candidate_id)

@@ -14,13 +14,14 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 from sqlalchemy import (JSON, Boolean, Column, DateTime, Float, Integer, MetaData, String, Table,
                         Text, select, update)
 from sqlalchemy.engine import Engine
 
-from . import metrics
+from . import engines, metrics
 
 log = logging.getLogger(__name__)
 
@@ -98,9 +99,11 @@ def _result_columns(report) -> dict:
     }
 
 
-def grade(engine: Engine, submission_id: int, *, judge_options: dict | None = None) -> str | None:
+def grade(engine: Engine, submission_id: int, *, judge_options: dict | None = None,
+          record: Callable[[dict, dict, float], None] = metrics.graded) -> str | None:
     """Grade one submission; returns the final status it was given, or None if another attempt
-    owns it or it was final already. Never raises for a problem of the submission or the judge."""
+    owns it or it was final already. Never raises for a problem of the submission or the judge.
+    `record` counts the stored grade (metrics.graded; a grading process hands it back instead)."""
     job = claim(engine, submission_id)
     if job is None:
         return None
@@ -122,8 +125,28 @@ def grade(engine: Engine, submission_id: int, *, judge_options: dict | None = No
         values = {"status": "failed", "message": f"grading failed: {type(exc).__name__}: {exc}"[:2000]}
     if not finish(engine, submission_id, job["claim"], **values):
         return None
-    metrics.graded(job, values, time.monotonic() - started)
+    record(job, values, time.monotonic() - started)
     return values["status"]
+
+
+def grade_in_process(database_url: str, submission_id: int,
+                     judge_options: dict | None = None) -> tuple[str | None, tuple | None]:
+    """`grade` in a grading process of the local queue: (the final status, what the parent
+    records in its metrics: the job's labels, the verdict or status, the seconds)."""
+    stored: list[tuple] = []
+
+    def keep(job: dict, values: dict, seconds: float) -> None:
+        labels = {k: job[k] for k in ("task", "backend", "kind")}
+        stored.append((labels, {k: values.get(k) for k in ("status", "verdict")}, seconds))
+
+    status = grade(engines.engine_for(database_url), submission_id, judge_options=judge_options,
+                   record=keep)
+    return status, (stored[0] if stored else None)
+
+
+def warm_up() -> None:
+    """A grading process's start: the judge imported before the first submission arrives."""
+    import assessments.judge  # noqa: F401
 
 
 def pending_ids(engine: Engine) -> list[tuple[int, str]]:

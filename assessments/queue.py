@@ -1,37 +1,53 @@
 """The grading queue: one interface, two engines.
 
-- `local` (default): worker threads inside the service, sized to the machine. Each judge run
-  is a sandboxed child process, so threads are enough. The first request after start-up
-  queues again whatever a crash left `queued` or `running`: killing the service loses nothing.
-  One service process per database: two local engines would each re-grade the other's work.
+- `local` (default): a pool of grading processes beside the service, sized to the machine (each
+  judge run is a sandboxed child beneath its grading process). Grading in processes keeps the
+  judge's parent-side work (generating inputs, comparing outputs, the build cache) off the web
+  process's interpreter lock, so two workers grade twice as much as one. A grading process that
+  dies (killed, out of memory) is replaced and its submission graded again under a fresh claim.
+  The first request after start-up queues again whatever a crash left `queued` or `running`:
+  killing the service loses nothing. One service process per database: two local engines would
+  each re-grade the other's work. `GRADING_PROCESSES=False` grades in threads of the service
+  instead (an in-memory SQLite database, which no other process can open, always does).
 - `celery`: Celery with a Redis broker; workers on many machines (assessments/worker.py), a
   `cpu` and a `cuda` queue, late acknowledgement so a killed worker's job goes to another.
 """
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import queue as _queue
 import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from flask import Flask, current_app
 
-from . import grading
+from . import grading, metrics
 
 log = logging.getLogger(__name__)
 
 
 class LocalQueue:
-    """Worker threads fed from an in-process queue."""
+    """Worker threads fed from an in-process queue, each handing its submission to a grading
+    process of the pool (or grading it in the thread itself, without processes)."""
 
     name = "local"
+    # A submission whose grading process died is handed to a fresh pool this many times; then it
+    # stays `running` for the recovery at the next start (its claim makes it end `failed` there
+    # after grading.MAX_ATTEMPTS).
+    POOL_RETRIES = 2
 
-    def __init__(self, app: Flask, workers: int):
+    def __init__(self, app: Flask, workers: int, processes: bool = True):
         self.app, self.workers = app, max(1, workers)
+        self.processes = processes and not _in_memory(app.config["SQLALCHEMY_DATABASE_URI"])
         self._jobs: _queue.Queue[int | None] = _queue.Queue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._recovered = False
+        self._pool: ProcessPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def start(self) -> None:
         """Start the workers and queue again what a previous run left unfinished (once)."""
@@ -48,6 +64,8 @@ class LocalQueue:
                 log.exception("could not read unfinished submissions")
                 return
             self._recovered = True
+            if self.processes:
+                self._pool = self._new_pool()
             for sub_id, _backend in pending:
                 self._jobs.put(sub_id)
             for i in range(self.workers):
@@ -66,6 +84,32 @@ class LocalQueue:
             return f"{alive} of {self.workers} grading workers running"
         return None
 
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # spawn: the web process has threads, and a forked copy of their locks could hang.
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=grading.warm_up)
+
+    def _renew_pool(self, broken: ProcessPoolExecutor) -> None:
+        with self._pool_lock:
+            if self._pool is broken:        # the other workers may have renewed it already
+                broken.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+
+    def _grade_in_pool(self, sub_id: int) -> None:
+        url = self.app.config["SQLALCHEMY_DATABASE_URI"]
+        options = self.app.config.get("JUDGE_OPTIONS")
+        for _ in range(self.POOL_RETRIES):
+            pool = self._pool
+            try:
+                _status, stored = pool.submit(grading.grade_in_process, url, sub_id, options).result()
+            except BrokenProcessPool:
+                log.error("a grading process died grading submission %s; grading it again", sub_id)
+                self._renew_pool(pool)
+                continue
+            if stored is not None:
+                metrics.graded(*stored)
+            return
+
     def stop(self, timeout: float | None = 30, drain: bool = True) -> None:
         """Stop the workers after the queued work (`drain`) or after their current grade; work
         left queued stays `queued` in the database and is recovered at the next start."""
@@ -80,6 +124,9 @@ class LocalQueue:
         for thread in self._threads:
             thread.join(timeout)
         self._threads.clear()
+        if self._pool is not None:
+            self._pool.shutdown(wait=drain, cancel_futures=not drain)
+            self._pool = None
 
     def _work(self) -> None:
         while True:
@@ -87,6 +134,9 @@ class LocalQueue:
             if sub_id is None:
                 return
             try:
+                if self.processes:
+                    self._grade_in_pool(sub_id)
+                    continue
                 with self.app.app_context():
                     from extensions import db
                     grading.grade(db.engine, sub_id,
@@ -115,6 +165,11 @@ class CeleryQueue:
         """Nothing runs in this process."""
 
 
+def _in_memory(url: str) -> bool:
+    return url.startswith("sqlite") and (url.rstrip("/") in ("sqlite:", "sqlite:/", "sqlite://")
+                                         or ":memory:" in url or "mode=memory" in url)
+
+
 def default_workers() -> int:
     """One judge child per core, keeping one core for the web process on bigger machines."""
     cores = os.cpu_count() or 1
@@ -127,7 +182,8 @@ def init_app(app: Flask) -> None:
         app.extensions["grading_queue"] = CeleryQueue(app)
     elif engine == "local":
         workers = int(app.config.get("GRADING_WORKERS") or default_workers())
-        app.extensions["grading_queue"] = LocalQueue(app, workers)
+        app.extensions["grading_queue"] = LocalQueue(app, workers,
+                                                     bool(app.config.get("GRADING_PROCESSES", True)))
     else:
         raise ValueError(f"GRADING_QUEUE must be 'local' or 'celery', not {engine!r}")
 

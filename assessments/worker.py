@@ -16,7 +16,7 @@ from celery import Celery
 
 import settings
 
-from . import grading, metrics
+from . import engines, grading, metrics
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 # Longer than the slowest grade (the judge's wall limits plus a GPU lock wait), so a healthy
@@ -51,19 +51,13 @@ def make_celery(config: Mapping | None = None) -> Celery:
 
 celery = make_celery()
 metrics.serve_worker_metrics()  # on WORKER_METRICS_ADDR when set
-_engine = None
 
 
 def _database():
-    global _engine
-    if _engine is None:
-        from sqlalchemy import create_engine
-
-        url = os.environ.get("DATABASE_URL") or os.environ.get("KERNELPATH_SQLALCHEMY_DATABASE_URI")
-        if not url:
-            raise RuntimeError("set DATABASE_URL to the service's database for the grading worker")
-        _engine = create_engine(settings.normalise_database_url(url), pool_pre_ping=True)
-    return _engine
+    url = os.environ.get("DATABASE_URL") or os.environ.get("KERNELPATH_SQLALCHEMY_DATABASE_URI")
+    if not url:
+        raise RuntimeError("set DATABASE_URL to the service's database for the grading worker")
+    return engines.engine_for(settings.normalise_database_url(url))
 
 
 @celery.task(name="kernelpath.grade")

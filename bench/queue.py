@@ -1,10 +1,13 @@
 """Grading throughput: python bench/queue.py [--accept 1000] [--graded 12] [--clients 8].
 
 Measured in one run, on the cpu backend, each on a fresh SQLite database:
-1. submissions accepted per second by the API (`flask run`, local engine, concurrent HTTP
-   clients), then a count of the stored rows: none may be lost;
-2. submissions graded per minute with 1 and 2 local workers and with 2 Celery workers (Redis),
-   beside the floor: the judge's own time per submission, called directly, one at a time.
+1. submissions accepted per second by the API (local engine, concurrent HTTP clients) under
+   `flask run` and under gunicorn as `make serve` runs it, then a count of the stored rows: none
+   may be lost;
+2. submissions graded per minute by the local engine with 1 and 2 workers grading in threads of
+   the web process (GRADING_PROCESSES=0, as before) and in grading processes (the default), and
+   by 2 Celery workers (Redis), beside the floor: the judge's own time per submission, called
+   directly, one at a time. The ratio of 2 workers to 1 is the figure to watch (target >= 1.8).
 """
 from __future__ import annotations
 
@@ -62,10 +65,15 @@ def _env(db_path: str, **extra) -> dict:
 
 
 class Server:
-    def __init__(self, env):
+    def __init__(self, env, kind: str = "flask"):
         self.base = f"http://127.0.0.1:{_port()}"
-        self.proc = subprocess.Popen([sys.executable, "-m", "flask", "run", "--port", self.base.rsplit(":", 1)[1]],
-                                     cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+        port = self.base.rsplit(":", 1)[1]
+        if kind == "gunicorn":   # as `make serve` starts it, on another port and without access logs
+            cmd = [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py",
+                   "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null"]
+        else:
+            cmd = [sys.executable, "-m", "flask", "run", "--port", port]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
         for _ in range(300):
             try:
@@ -92,10 +100,10 @@ def _count(db_path: str) -> int:
         return conn.execute("SELECT count(*) FROM submissions").fetchone()[0]
 
 
-def bench_accept(n: int, clients: int) -> dict:
+def bench_accept(n: int, clients: int, kind: str = "flask") -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         db = f"{tmp}/accept.sqlite"
-        server = Server(_env(db, KERNELPATH_GRADING_WORKERS="1"))
+        server = Server(_env(db, KERNELPATH_GRADING_WORKERS="1"), kind)
         try:
             headers = [_token(server.base, f"c{i}@bench.test") for i in range(clients)]
             body = {"task": "vector_add", "source": SOURCE}
@@ -132,11 +140,12 @@ def _wait_all_final(db_path: str, n: int, timeout: float = 1800) -> None:
     raise RuntimeError("grading did not finish")
 
 
-def bench_graded(n: int, engine: str, workers: int) -> float:
+def bench_graded(n: int, engine: str, workers: int, processes: bool = True) -> float:
     """Submissions graded per minute: n submitted at once, time until the last is final."""
     with tempfile.TemporaryDirectory() as tmp:
         db = f"{tmp}/graded.sqlite"
-        extra = {"KERNELPATH_GRADING_QUEUE": engine, "KERNELPATH_GRADING_WORKERS": str(workers)}
+        extra = {"KERNELPATH_GRADING_QUEUE": engine, "KERNELPATH_GRADING_WORKERS": str(workers),
+                 "KERNELPATH_GRADING_PROCESSES": "1" if processes else "0"}
         procs = []
         if engine == "celery":
             extra.update(CELERY_BROKER_URL=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"),
@@ -189,23 +198,34 @@ def main() -> None:
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores; cpu backend; vector_add (RawKernel) for every submission\n")
 
-    acc = bench_accept(args.accept, args.clients)
-    lost = acc["accepted"] - acc["stored"]
-    print(f"{'API acceptance (local engine, flask run)':48s} {acc['rate']:8.0f} submissions/s "
-          f"(median {acc['median_ms']:.1f} ms, {args.clients} clients, {acc['accepted']}/{acc['n']} "
-          f"accepted, {acc['stored']} stored, {lost} lost; target >= 200/s)")
+    for kind in ("flask", "gunicorn"):
+        acc = bench_accept(args.accept, args.clients, kind)
+        lost = acc["accepted"] - acc["stored"]
+        label = "flask run" if kind == "flask" else "gunicorn, make serve"
+        print(f"{'API acceptance (local engine, ' + label + ')':48s} {acc['rate']:8.0f} submissions/s "
+              f"(median {acc['median_ms']:.1f} ms, {args.clients} clients, {acc['accepted']}/{acc['n']} "
+              f"accepted, {acc['stored']} stored, {lost} lost; target >= 200/s)")
 
     floor_s = judge_floor(5)
     floor = 60 / floor_s
-    print(f"\n{'grading':48s} {'graded/min':>10s} {'x floor':>8s}")
+    print(f"\n{'grading':48s} {'graded/min':>10s} {'x floor':>8s} {'2 vs 1':>7s}")
     print(f"{'judge alone, one at a time (floor for 1 worker)':48s} {floor:10.1f} {1.0:8.2f}"
           f"   ({floor_s:.2f} s per submission, median of 5)")
-    rows = [("local engine, 1 worker", "local", 1), ("local engine, 2 workers", "local", 2)]
+    rows = [("local, threads of the web process, 1 worker", "local", 1, False),
+            ("local, threads of the web process, 2 workers", "local", 2, False),
+            ("local, grading processes, 1 worker", "local", 1, True),
+            ("local, grading processes, 2 workers", "local", 2, True)]
     if not args.skip_celery:
-        rows.append(("celery, 2 workers (concurrency 1 each)", "celery", 2))
-    for label, engine, workers in rows:
-        rate = bench_graded(args.graded, engine, workers)
-        print(f"{label:48s} {rate:10.1f} {rate / floor:8.2f}")
+        rows.append(("celery, 2 workers (concurrency 1 each)", "celery", 2, True))
+    one = {}
+    for label, engine, workers, processes in rows:
+        rate = bench_graded(args.graded, engine, workers, processes)
+        key = (engine, processes)
+        ratio = f"{rate / one[key]:7.2f}" if workers == 2 and key in one else ""
+        if workers == 1:
+            one[key] = rate
+        print(f"{label:48s} {rate:10.1f} {rate / floor:8.2f} {ratio}")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpu_tasks.registry import get_task
+
 _ROOT = Path(__file__).resolve().parent
 
 # The ways a submission may write its kernels; each task has one starter per style.
@@ -10,9 +12,6 @@ STYLES = ("raw", "elementwise", "reduction", "jit", "array")
 
 
 def _known(slug: str) -> str:
-    # Imported here: the registry in gpu_tasks/__init__.py imports this module.
-    from gpu_tasks import get_task
-
     return get_task(slug).slug  # KeyError naming the known tasks
 
 

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = ("accounts", "assessments", "jobdata", "skillmap", "web", "gpu_tasks", "app",
+PROJECT = ("accounts", "assessments", "candidates", "jobdata", "skillmap", "web", "gpu_tasks", "app",
            "extensions", "settings")
 
 
@@ -39,3 +39,22 @@ def test_the_track_model_predicts_without_the_training_code():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def _project_files(top: str):
+    return [p for p in (ROOT / top).rglob("*.py") if "__pycache__" not in p.parts]
+
+
+def test_the_candidates_path_sits_above_assessments_and_nothing_below_imports_it():
+    # candidates/ builds on assessments (verified skills come from graded work), jobdata and
+    # skillmap; only the application factory registers it.
+    below = ("accounts", "assessments", "jobdata", "skillmap", "web", "gpu_tasks")
+    for top in below:
+        for path in _project_files(top):
+            assert not any(n.split(".")[0] == "candidates" for n in _imported(path)), path
+    allowed = {"accounts", "assessments", "jobdata", "skillmap", "web", "gpu_tasks", "refusals",
+               "extensions", "settings"}
+    for path in _project_files("candidates"):
+        project = {n.split(".")[0] for n in _imported(path) if n.split(".")[0] in PROJECT}
+        assert project <= allowed, (path, project - allowed)
+    assert any(n.startswith("candidates") for n in _imported(ROOT / "app.py"))

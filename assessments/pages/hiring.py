@@ -1,4 +1,4 @@
-"""Pages: invitations, assessments for recruiters and candidates, candidates' profiles."""
+"""Pages: invitations, assessments for recruiters and candidates."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -11,16 +11,13 @@ from accounts import mail
 from accounts.models import Role, utcnow
 from extensions import db
 from jobdata.models import Job
-from skillmap import verified
 from refusals import Invalid, NotFound, Refusal
-from web.charts import track_strengths
 from web.errors import http_status
 from web.inputs import int_value
 
-from .. import catalog, results, service, shown, submissions
-from ..resume import uploaded_resume_text
-from ..models import CandidateProfile, Submission, SubmissionKind, SubmissionStatus
-from . import MAX_TEXT_CHARS, _is_recruiter, _unstorable, bp
+from .. import catalog, results, service
+from ..models import Submission, SubmissionKind, SubmissionStatus
+from .base import _is_recruiter, _unstorable, bp
 
 # ---- invitations --------------------------------------------------------------------------
 
@@ -218,55 +215,3 @@ def results_csv(assessment_id):
     data = results.assessment_results(current_user, assessment_id)  # not found or not yours: the 404 page
     return Response(results.results_csv(data), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="assessment-{assessment_id}-results.csv"'})
-
-
-# ---- profiles -----------------------------------------------------------------------------
-
-
-def _evidence_link(evidence: dict) -> str | None:
-    try:
-        submissions.readable(current_user, evidence["submission_id"])
-    except Refusal:
-        return None
-    return url_for(".submission", sub_id=evidence["submission_id"])
-
-
-@bp.route("/candidates/<int:candidate_id>/profile", methods=["GET", "POST"])
-@login_required
-def profile(candidate_id):
-    error, status = None, 200
-    text = None
-    if request.method == "POST":
-        text = request.form.get("text", "")
-        try:
-            upload = request.files.get("resume")
-            if upload is not None and upload.filename:
-                text = uploaded_resume_text(upload, field="resume")
-            if len(text) > MAX_TEXT_CHARS:
-                raise Invalid(f"the text is at most {MAX_TEXT_CHARS} characters",
-                              field="text")
-            if _unstorable(text):
-                raise Invalid("the text contains a NUL character", field="text")
-            results.save_claims(current_user, candidate_id, text)
-        except Refusal as err:
-            if isinstance(err, NotFound):
-                abort(404)
-            error, status = err, http_status(err)
-        else:
-            flash("Profile saved." if text.strip() else "Profile text deleted.", "notice")
-            return redirect(url_for(".profile", candidate_id=candidate_id), 303)
-    data = results.candidate_profile(current_user, candidate_id)  # not found or not yours: the 404 page
-    own = candidate_id == current_user.id
-    if own and text is None:
-        stored = db.session.get(CandidateProfile, candidate_id)
-        text = stored.text if stored else ""
-    titles = {t["slug"]: t["title"] for t in catalog.all_summaries()}
-    for item in data["verified"]:
-        for ev in item["evidence"]:
-            ev["url"] = _evidence_link(ev)
-    strengths = track_strengths({v["skill"]: v["level"] for v in data["verified"]},
-                                [s["id"] for s in data["claimed"]["skills"]],
-                                tracks=data["verified_tracks"])
-    return render_template("profile/show.html", profile=data, own=own, text=text or "",
-                           skill_rule=shown.RULE, level_rule=verified.RULE,
-                           error=error, titles=titles, strengths=strengths), status

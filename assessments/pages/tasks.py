@@ -12,7 +12,7 @@ from web.inputs import int_value
 
 from .. import catalog, results, service, submissions
 from ..models import Submission, SubmissionKind, SubmissionStatus
-from . import (_assessment_context, _is_recruiter, _markdown, _sub_urls, _submit_rate,
+from .base import (_assessment_context, _is_recruiter, _markdown, _sub_urls, _submit_rate,
                _task_or_404, _unstorable, _user_key, _wants_json, STYLE_LABELS, bp, status_text,
                verdict_info)
 

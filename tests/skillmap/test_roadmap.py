@@ -103,7 +103,7 @@ def test_what_a_claim_or_a_verified_skill_builds_on_is_assumed_known():
 
 
 def test_a_steps_resources_teach_that_skill():
-    from assessments.roadmaps import catalog
+    from candidates.roadmaps import catalog
     resources, _ = catalog()
     by_skill = {}
     for r in resources:

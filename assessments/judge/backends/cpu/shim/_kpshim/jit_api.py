@@ -53,6 +53,8 @@ def _raise_like(exc: jit_bridge.TranspileError):
 class JitRawKernel:
     """What @cupyx.jit.rawkernel() returns: launch with kernel[grid, block](args) or kernel(...)."""
 
+    _kp_jit_kernel = True     # how jit_bridge recognises one without importing this module
+
     def __init__(self, func, mode: str, device: bool):
         self._func = func
         self._mode = mode

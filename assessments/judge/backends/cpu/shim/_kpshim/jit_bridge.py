@@ -71,7 +71,6 @@ def describe_function(func, seen: set | None = None) -> dict:
 
 
 def describe_value(value, seen: set):
-    from .jit_api import JitRawKernel
     if value is None or isinstance(value, (bool, int, str)):
         return {"k": "value", "v": value}
     if isinstance(value, float):
@@ -87,7 +86,7 @@ def describe_value(value, seen: set):
     real = getattr(value, "_kp_real", None)
     if isinstance(real, tuple) and len(real) == 2:
         return {"k": "attr", "module": real[0], "name": real[1]}
-    if isinstance(value, JitRawKernel):
+    if getattr(type(value), "_kp_jit_kernel", False):   # jit_api.JitRawKernel
         if id(value._func) in seen:
             return None
         return {"k": "jit", "func": describe_function(value._func, seen),

@@ -1,20 +1,30 @@
 """Pages: a learner's roadmap (résumé or profile text and a target in, the gap, a timeline of
 phases, resources, practice links and the salary band out), jobs that fit a candidate with an
-apply button, and a job's ranked candidates for its recruiters."""
+apply button, a job's ranked candidates for its recruiters, and a candidate's profile (verified
+and claimed skills) with the text or résumé behind it."""
 from __future__ import annotations
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
+from sqlalchemy import func, select
 
 from jobdata.salary import LEVELS, TRACKS
 from jobdata.service import get_job
 from refusals import Invalid, NotFound, Refusal
+from extensions import db
+from skillmap import verified
 from skillmap.taxonomy import load_taxonomy
+from web.charts import track_strengths
 from web.errors import http_status
 
-from .. import exports, matching, roadmaps
-from ..resume import uploaded_resume_text
-from . import MAX_TEXT_CHARS, _unstorable, bp
+from assessments import catalog, shown, submissions
+from assessments.pages.base import MAX_TEXT_CHARS, _unstorable
+
+from . import exports, matching, profiles, roadmaps
+from .models import CandidateProfile, SavedRoadmap
+from .resume import uploaded_resume_text
+
+bp = Blueprint("candidate_pages", __name__)
 
 TRACK_NAMES = {t: load_taxonomy().tracks[t]["name"] for t in TRACKS}
 LEVEL_NAMES = {"entry": "Entry", "mid": "Mid", "senior": "Senior", "staff_principal": "Staff / principal"}
@@ -203,3 +213,64 @@ def _ranking_for_job_pages():
         except Refusal:
             return None
     return {"ranked_for": ranked_for}
+
+
+@bp.app_template_global("kp_saved_roadmaps")
+def saved_roadmaps() -> int:
+    """How many roadmaps the signed-in person saved (the navigation links to them)."""
+    if not current_user.is_authenticated:
+        return 0
+    return db.session.scalar(select(func.count()).select_from(SavedRoadmap).where(
+        SavedRoadmap.user_id == current_user.id)) or 0
+
+
+# ---- profiles -----------------------------------------------------------------------------
+
+
+def _evidence_link(evidence: dict) -> str | None:
+    try:
+        submissions.readable(current_user, evidence["submission_id"])
+    except Refusal:
+        return None
+    return url_for("assessment_pages.submission", sub_id=evidence["submission_id"])
+
+
+@bp.route("/candidates/<int:candidate_id>/profile", methods=["GET", "POST"])
+@login_required
+def profile(candidate_id):
+    error, status = None, 200
+    text = None
+    if request.method == "POST":
+        text = request.form.get("text", "")
+        try:
+            upload = request.files.get("resume")
+            if upload is not None and upload.filename:
+                text = uploaded_resume_text(upload, field="resume")
+            if len(text) > MAX_TEXT_CHARS:
+                raise Invalid(f"the text is at most {MAX_TEXT_CHARS} characters",
+                              field="text")
+            if _unstorable(text):
+                raise Invalid("the text contains a NUL character", field="text")
+            profiles.save_claims(current_user, candidate_id, text)
+        except Refusal as err:
+            if isinstance(err, NotFound):
+                abort(404)
+            error, status = err, http_status(err)
+        else:
+            flash("Profile saved." if text.strip() else "Profile text deleted.", "notice")
+            return redirect(url_for(".profile", candidate_id=candidate_id), 303)
+    data = profiles.candidate_profile(current_user, candidate_id)  # not found or not yours: the 404 page
+    own = candidate_id == current_user.id
+    if own and text is None:
+        stored = db.session.get(CandidateProfile, candidate_id)
+        text = stored.text if stored else ""
+    titles = {t["slug"]: t["title"] for t in catalog.all_summaries()}
+    for item in data["verified"]:
+        for ev in item["evidence"]:
+            ev["url"] = _evidence_link(ev)
+    strengths = track_strengths({v["skill"]: v["level"] for v in data["verified"]},
+                                [s["id"] for s in data["claimed"]["skills"]],
+                                tracks=data["verified_tracks"])
+    return render_template("profile/show.html", profile=data, own=own, text=text or "",
+                           skill_rule=shown.RULE, level_rule=verified.RULE,
+                           error=error, titles=titles, strengths=strengths), status

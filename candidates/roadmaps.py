@@ -21,8 +21,9 @@ from skillmap.roadmap import build_roadmap, load_resources
 from skillmap.taxonomy import load_taxonomy
 from skillmap.verified import verified_skills
 
+from assessments.results import evidence_of
+
 from .models import SavedRoadmap
-from .results import evidence_of
 
 CATALOG = Path(__file__).resolve().parents[1] / "jobdata" / "data" / "resources.toml"
 # A track's target: the skills its stored postings require often enough. A level needs

@@ -19,8 +19,10 @@ from skillmap.match import Candidate, CandidatePool, Job as MatchJob, match, ran
 from skillmap.taxonomy import load_taxonomy
 from skillmap.verified import DIFFICULTY_WEIGHT, verified_skills
 
-from .models import Assessment, AssessmentInvitation, CandidateProfile
-from .results import evidence_of
+from assessments.models import Assessment, AssessmentInvitation
+from assessments.results import evidence_of
+
+from .models import CandidateProfile
 
 MAX_TOP = 100
 
