@@ -106,10 +106,12 @@ serve: system-deps starter static/vendor/editor.js $(SWAGGER_UI)/swagger-ui-bund
 
 # The whole suite on SQLite, then every test that touches the database again on PostgreSQL,
 # except the browser walks (pages read through the same services; the walks ran on SQLite).
+# Both in parallel workers (pytest-xdist), one per core unless TEST_WORKERS says otherwise.
+TEST_WORKERS ?= auto
 test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js \
 		$(SWAGGER_UI)/swagger-ui-bundle.js static/vendor/axe.min.js $(TRACK_MODEL)
-	$(BIN)/python -m pytest -q
-	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -m "db and not browser"
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
+	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "db and not browser"
 
 bench: $(VENV)/.installed-dev $(TRACK_MODEL)
 	$(BIN)/python bench/parse.py
