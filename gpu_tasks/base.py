@@ -58,6 +58,8 @@ class Task:
     # Small visible tests a candidate may run any number of times ("Run on samples"); their
     # inputs come from a public seed, so they prove nothing and are never scored.
     samples: tuple[TestCase, ...] = ()
+    # The judge's kind of task (assessments/judge/kinds/): CuPy code on arrays.
+    kind: str = "cupy"
     # One plain-text line for catalog listings (the statement is the full description).
     summary: str = ""
 

@@ -1,89 +1,71 @@
-"""The judge's pipeline: static screen, the child run of every test, timing, score and report.
+"""The judge's core: one judging's pipeline, whatever the kind of task.
 
-A step that settles the verdict raises outcome.Decided; the engine catches it where the verdict
-is written (`_finish`) and, for a test, where the test's fields are (`_run_test`).
+The screen, the sandboxed session, loading, each test, the checks after the tests, timing and
+the description of what ran are the kind's (kinds/, through `kinds.Kind`); the core orders them,
+keeps the report's verdict and each test's row, and scores. A step that settles the verdict
+raises outcome.Decided; the core catches it where the verdict is written (`_finish`) and, for a
+test, where the test's fields are (`_run_test`).
 """
 from __future__ import annotations
 
 import secrets
-import shutil
-import tempfile
 import time
 import traceback
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Any
 
-import numpy as np
-
-from . import arrays, compare, kernels, sandbox, sanitizer, scoring, static
-from .backends.base import Backend, get_backend
-from .builds import RunBuilds
-from .compile_stage import Budget
-from .gate import RunGate
-from .outcome import Decided, Outcome, Scrubber, from_death, from_error, from_incidents
+from . import kinds, sandbox, scoring
+from .outcome import Decided, Outcome, Scrubber
 from .report import Report, TestReport
-from .runner import ChildDied, ChildProcess
-from .sandbox import BUBBLEWRAP, REPO_ROOT, UNSAFE, Limits, SandboxSpec
-from .task import Task
-from .timing import guard, nvml, peaks, session
+from .sandbox import BUBBLEWRAP, UNSAFE, Limits
 from .verdicts import Verdict
 
 SUITES = ("tests", "samples")
-SOLUTION_FILE = "solution.py"
 # The samples' inputs are visible by design (the statement shows their sizes): a public seed.
 SAMPLES_SEED = 0
-# Timing knobs (repeats, pool, re-checks): timing/session.py; tests may replace this.
-TIMING_CONFIG = None
-# One compute-sanitizer tool's child, at most (its start, the small tests, its summary).
-SANITIZER_WALL_S = 180.0
 
 
 class UnknownTask(KeyError):
     """No task with that slug."""
 
 
-def resolve_task(task) -> Task:
-    """A Task from a slug (the task bank is imported here, never in the child)."""
+def resolve_task(task):
+    """A task from a slug, looked up in each kind's task bank (never in the child)."""
     if not isinstance(task, str):
         return task
-    import gpu_tasks
-    try:
-        return gpu_tasks.get_task(task)
-    except KeyError as exc:
-        raise UnknownTask(str(exc.args[0]) if exc.args else task) from None
+    found = kinds.find_task(task)
+    if found is None:
+        raise UnknownTask(f"unknown task {task!r}; known tasks: {', '.join(kinds.task_slugs())}")
+    return found
 
 
 @dataclass
-class _Run:
-    """State of one judging run."""
+class Run:
+    """State of one judging run; a kind keeps its own in a subclass (`Kind.new_run`)."""
 
-    task: Task
-    backend: Backend
+    task: Any
+    kind: Any
+    backend: Any                                # where the code runs: name, timed, limits...
     source: str
     seed: int
     limits: Limits
     report: Report
     scrub: Scrubber = field(default_factory=Scrubber)
-    child: ChildProcess | None = None
-    builds: RunBuilds | None = None             # the compile stage: emulator builds,
-    gate: RunGate | None = None                 # and the NVRTC gate with the listings
-    snapshot: dict = field(default_factory=lambda: {"kernels": [], "incidents": []})
-    incidents_seen: int = 0
-    arch: str = "sm_90"
-    gpu: dict = field(default_factory=dict)   # GPU lock state (cuda), for the timing report
     isolation: str = BUBBLEWRAP
     static_checks: bool = True
     cases: tuple = ()                           # the tests this run judges
     listings: bool = True
-    kernel_listings: dict | None = None   # record key -> (ptx, sass, note), from the child
-    unlisted: str | None = None           # why no kernel has listings (the child ended first)
+
+    def services(self) -> dict:
+        """Services whose seconds are their own stages (a kind's compile stage), by name."""
+        return {}
 
     @contextmanager
     def stage(self, name: str):
         """Adds the seconds spent in the block to `report.stages[name]`, less what went to the
-        compile stage (`stages["gate"]`, `stages["build"]`); for benchmarks only."""
-        services = {"gate": self.gate, "build": self.builds}
+        services (`services()`: each its own stage); for benchmarks only."""
+        services = self.services()
         began = time.monotonic()
         before = {k: s.spent_s for k, s in services.items() if s is not None}
         try:
@@ -101,7 +83,8 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
           limits: Limits | None = None, timing: bool = True, wrapper=None,
           unsafe_no_sandbox: bool = False, static_checks: bool = True,
           suite: str = "tests", listings: bool = True) -> Report:
-    """Judge `source` (a submission's text) on `task` (slug or Task) and return the report.
+    """Judge `source` (a submission's text) on `task` (slug or Task) and return the report; the
+    task's kind (kinds/) says how, `backend` where (a name the kind knows).
 
     Always returns a report with a final verdict; raises only for caller errors (UnknownTask, a
     backend name that does not exist). The code runs under bubblewrap; where that cannot run the
@@ -109,13 +92,14 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     `static_checks=False` exists for the hostile-submission tests, which show the sandbox alone
     contains each attack; `wrapper` replaces the sandbox with a test's own command.
     `suite="samples"` judges only the task's small visible samples (public seed 0 unless given,
-    no timing, no score): what a candidate tries before submitting. `listings` adds each
-    compiled kernel's PTX and SASS to the report (`listing.py`).
+    no timing, no score): what a candidate tries before submitting. `listings` asks the kind
+    for the listings it can show of the compiled code.
     """
-    backend = get_backend(backend)
     if suite not in SUITES:
         raise ValueError(f"unknown suite {suite!r}; use one of {', '.join(SUITES)}")
     task = resolve_task(task)
+    kind = kinds.kind_of(task)
+    backend = kind.backend(backend)
     started = time.monotonic()
     samples = suite == "samples"
     cases = tuple(task.sample_cases) if samples else tuple(task.tests.get(backend.name, ()))
@@ -124,9 +108,10 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     seed = int(seed)
     report = Report(task=task.slug, backend=backend.name, verdict=Verdict.INTERNAL_ERROR, message="",
                     seed=seed, suite=suite, tests=[TestReport(c.name, dict(c.dims)) for c in cases])
-    run = _Run(task, backend, source, seed, limits or backend.limits, report,
-               isolation=UNSAFE if unsafe_no_sandbox else BUBBLEWRAP, static_checks=static_checks,
-               cases=cases, listings=listings)
+    run = kind.new_run(task=task, kind=kind, backend=backend, source=source, seed=seed,
+                       limits=limits or backend.limits, report=report,
+                       isolation=UNSAFE if unsafe_no_sandbox else BUBBLEWRAP,
+                       static_checks=static_checks, cases=cases, listings=listings)
     try:
         _judge(run, wrapper, timing)
     except Exception as exc:  # the service needs a final status even when the judge breaks
@@ -148,18 +133,19 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     return report
 
 
-def _finish(run: _Run, outcome: Outcome) -> None:
+def _finish(run: Run, outcome: Outcome) -> None:
     r = run.report
     r.verdict, r.message = outcome.verdict, outcome.message
     r.details = run.scrub(outcome.details) if outcome.details else None
     r.compile_log = run.scrub(outcome.compile_log) if outcome.compile_log else None
 
 
-def _judge(run: _Run, wrapper, timing: bool) -> None:
+def _judge(run: Run, wrapper, timing: bool) -> None:
+    kind = run.kind
     try:
         if run.static_checks:
             with run.stage("static"):
-                _screen(run)
+                kind.screen(run)
         if wrapper is None and run.isolation == BUBBLEWRAP:
             usable, why = sandbox.probe()
             if not usable:
@@ -167,314 +153,44 @@ def _judge(run: _Run, wrapper, timing: bool) -> None:
     except Decided as decided:
         _finish(run, decided.outcome)
         return
-    scratch = Path(tempfile.mkdtemp(prefix="kp-judge-"))
-    run.scrub = Scrubber(scratch, REPO_ROOT)
     try:
-        (scratch / SOLUTION_FILE).write_text(run.source, encoding="utf-8")
-        budget = Budget(run.limits.compile_total_s)   # all the run's compiling
-        run.builds = RunBuilds(run.backend, run.limits, run.isolation, budget=budget)
-        run.gate = RunGate(run.backend, run.limits, run.isolation, run.builds.cache, budget)
-        run.gate.prefetch = run.listings   # each new cubin's SASS starts beside the tests
-        spec = SandboxSpec(scratch=scratch, backend=run.backend, limits=run.limits, wrapper=wrapper,
-                           isolation=run.isolation, builds_view=str(run.builds.view.path),
-                           emulator_fingerprint=run.backend.emulator_fingerprint())
-        run.report.sandbox = spec.mode
-        run.child = ChildProcess(spec)
-        run.child.services.update(build=run.builds.serve, gate=run.gate.serve)
-        lock = run.backend.device_lock()   # the GPU's, held for the child's whole life (cuda)
-        run.gpu = lock.info
-        try:
-            with lock:
-                with run.stage("start"):
-                    run.child.start()
-                try:
-                    try:
-                        _drive(run, timing)
-                    except Decided as decided:
-                        _finish(run, decided.outcome)
-                    with run.stage("listings"):
-                        _take_listings(run)
-                    _collect_output(run)
-                finally:
-                    with run.stage("teardown"):
-                        run.child.close()
-        except ChildDied as died:  # only start() raises it: bubblewrap refused to build the sandbox
-            _finish(run, Outcome(Verdict.INTERNAL_ERROR, f"the sandbox did not start: {died.detail}"))
-    finally:
-        run.report.kernels = kernels.kernel_reports(run.snapshot.get("kernels", []), run.arch,
-                                                    run.kernel_listings, run.unlisted)
-        with run.stage("teardown"):
-            shutil.rmtree(scratch, ignore_errors=True)
-            for service in (run.gate, run.builds):
-                if service is not None:
-                    service.close()
+        with kind.session(run, wrapper):
+            try:
+                _drive(run, timing)
+            except Decided as decided:
+                _finish(run, decided.outcome)
+            kind.describe(run)
+    except Decided as decided:   # the session could not start
+        _finish(run, decided.outcome)
 
 
-def _screen(run: _Run) -> None:
-    """The static screen (static.py): a refused file never reaches a child."""
-    task = run.task
-    result = static.screen(run.source, arity=len(task.args),
-                           arg_names=tuple(a.name for a in task.args), filename=SOLUTION_FILE)
-    if not result.ok:
-        raise Decided(Outcome(result.verdict, result.message))
-
-
-def _drive(run: _Run, timing: bool) -> None:
-    """Load the file, run every test, then time an accepted solution; raises Decided."""
-    task = run.task
-    with run.stage("load"):
-        answer = _request(run, {"op": "load", "file": SOLUTION_FILE, "arity": len(task.args),
-                                "checking": run.backend.checking}, "while loading your file")
-    run.arch = answer.get("arch", run.arch)
-    imports = answer.get("import_s")
-    if isinstance(imports, (int, float)) and 0 <= imports <= run.report.stages.get("load", 0.0):
-        run.report.stages["imports"] = float(imports)    # the child's own clock: informative only
-        run.report.stages["load"] -= float(imports)
+def _drive(run: Run, timing: bool) -> None:
+    """Load the submission, run every test, then the kind's checks and timing; raises Decided."""
+    kind = run.kind
+    kind.load(run)
     with run.stage("tests"):
         for i, case in enumerate(run.cases):
             _run_test(run, i, case)
     n = len(run.cases)
     where = run.backend.description
     if run.report.suite == "samples":
-        with run.stage("sanitizer"):
-            _sanitize(run)
+        kind.after_tests(run)
         _finish(run, Outcome(Verdict.ACCEPTED, f"all {n} sample tests passed on {where}; "
                                                "submit to be judged on the hidden tests"))
         return
     _finish(run, Outcome(Verdict.ACCEPTED, f"all {n} tests passed on {where}"))
-    with run.stage("sanitizer"):
-        _sanitize(run)
-    if timing and run.backend.timed and task.bench.get(run.backend.name):
-        with run.stage("timing"):
-            _time(run)
+    kind.after_tests(run)
+    if timing:
+        kind.measure(run)
 
 
-def _sanitize(run: _Run) -> None:
-    """cuda: the small tests run again under each compute-sanitizer tool (sanitizer.py), each
-    in a child of its own; the first tool that finds an error decides. Where the tool is missing
-    or cannot watch this device, the report says so and the verdict stands."""
-    tools = sanitizer.tools() if run.backend.sanitized else ()
-    if not tools:
-        return
-    path = sanitizer.program()
-    if path is None:
-        run.report.sanitizer = {"ran": False, "note": "compute-sanitizer is not installed here"}
-        return
-    small = run.cases if run.report.suite == "samples" else tuple(run.task.sample_cases)
-    names = ", ".join(c.name for c in small)
-    findings: list[sanitizer.Finding] = []
-    run.report.sanitizer = {"ran": True, "cases": [c.name for c in small], "tools": []}
-    try:
-        for tool in tools:
-            finding = _sanitized_run(run, path, tool, small)
-            findings.append(finding)
-            if finding.found:
-                raise Decided(Outcome(sanitizer.VERDICTS[tool], sanitizer.message(finding, names)))
-    finally:
-        run.report.sanitizer["tools"] = [f.to_dict() for f in findings]
-        run.report.sanitizer["seconds"] = round(sum(f.seconds for f in findings), 3)
-
-
-def _sanitized_run(run: _Run, path: str, tool: str, small) -> "sanitizer.Finding":
-    """The small tests in a child started by compute-sanitizer `tool`. The child's own errors
-    (a launch the tool stopped) are not verdicts here: what the tool printed is."""
-    began = time.monotonic()
-    scratch = Path(tempfile.mkdtemp(prefix="kp-sanitize-"))
-    prefix = sanitizer.new_prefix()
-    home = sanitizer.install_dir(path)
-    # The tools slow CuPy's start and every launch; the small tests still take seconds. A tool
-    # that hangs costs at most SANITIZER_WALL_S, and the verdict then stands (no summary).
-    limits = replace(run.limits, op_wall_s=min(run.limits.op_wall_s * 2, SANITIZER_WALL_S),
-                     wall_s=SANITIZER_WALL_S)
-    try:
-        (scratch / SOLUTION_FILE).write_text(run.source, encoding="utf-8")
-        spec = SandboxSpec(
-            scratch=scratch, backend=run.backend, limits=limits, isolation=run.isolation,
-            wrapper=run.child.spec.wrapper, builds_view=str(run.builds.view.path),
-            launcher=sanitizer.launcher(path, tool, prefix), extra_env={sanitizer.ENV: tool},
-            private_tmp=True,
-            readonly_paths=() if home.startswith("/usr/") else (Path(home),))
-        child = ChildProcess(spec)
-        child.services.update(gate=run.gate.serve)
-        status = None
-        try:
-            child.start()
-            child.request({"op": "load", "file": SOLUTION_FILE, "arity": len(run.task.args),
-                           "checking": False})
-            for i, case in enumerate(small):
-                rng = np.random.default_rng([run.seed, 3_000_000, i])
-                inputs = run.task.generate(rng, dict(case.dims))
-                name_in = f"s{i}.in.npz"
-                args = arrays.write_inputs(run.task, inputs, child.spec.scratch / name_in)
-                child.request({"op": "run", "inputs": name_in, "output": f"s{i}.out.npz",
-                               "args": args, "checking": False})
-        except (ChildDied, OSError):
-            pass   # the tool stopped the program, or it died: the tool's lines say which
-        finally:
-            status = child.finish(timeout_s=30.0)
-        output, _ = child.captured("stdout", 1 << 20)
-        finding = sanitizer.read(tool, output, prefix, status)
-        finding.first = run.scrub(finding.first)
-        finding.note = run.scrub(finding.note)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    finding.seconds = time.monotonic() - began
-    return finding
-
-
-def _request(run: _Run, message: dict, phase: str, timeout_s: float | None = None) -> dict:
-    """Send a request and return the child's answer; raises Decided when the answer (an
-    incident, an error) or the child's death decided a verdict."""
-    try:
-        ans = run.child.request(message, timeout_s)
-    except ChildDied as died:
-        _builds_failed(run)
-        incidents = [e for e in died.events if e.get("event") == "incident"]
-        decided = from_incidents(incidents, run.source)
-        if decided:
-            raise Decided(decided) from None
-        stderr, _ = run.child.captured("stderr", 64 * 1024)
-        raise Decided(from_death(died, backend=run.backend, phase=phase, stderr=run.scrub(stderr),
-                                 limits=run.limits)) from None
-    msg = ans.message
-    run.snapshot = {"kernels": msg.get("kernels") or [], "incidents": msg.get("incidents") or []}
-    _builds_failed(run)
-    new = run.snapshot["incidents"][run.incidents_seen:]
-    run.incidents_seen = len(run.snapshot["incidents"])
-    decided = from_incidents(new, run.source)
-    if decided:
-        raise Decided(decided)
-    if not msg.get("ok"):
-        raise Decided(from_error(msg.get("error") or {}, run.source, phase=phase, limits=run.limits))
-    return msg
-
-
-def _builds_failed(run: _Run) -> None:
-    """A compile the judge itself could not make decides before whatever the child made of it."""
-    for service in (run.gate, run.builds):
-        if service is not None and service.failure:
-            raise Decided(Outcome(Verdict.INTERNAL_ERROR, service.failure))
-
-
-def _run_test(run: _Run, index: int, case) -> None:
+def _run_test(run: Run, index: int, case) -> None:
     """One test; its report row is filled here, whatever decides it."""
     test = run.report.tests[index]
     try:
-        _test(run, index, case, test)
+        run.kind.run_test(run, index, case, test)
     except Decided as decided:
         test.passed, test.verdict, test.message = (False, decided.outcome.verdict.value,
                                                    decided.outcome.message)
         raise
     test.passed = True
-
-
-def _test(run: _Run, index: int, case, test: TestReport) -> None:
-    task = run.task
-    rng = np.random.default_rng([run.seed, index])
-    inputs = task.generate(rng, dict(case.dims))
-    expected = task.reference(inputs)
-    name_in, name_out = f"t{index}.in.npz", f"t{index}.out.npz"
-    scratch = run.child.spec.scratch
-    sizes = ", ".join(f"{k}={v}" for k, v in case.dims.items())
-    phase = f"on test '{case.name}' ({sizes})"
-    try:
-        args = arrays.write_inputs(task, inputs, scratch / name_in)
-    except OSError as exc:  # the child's scratch is its own: it can fill it (ENOSPC) or wreck it
-        raise Decided(Outcome(Verdict.RUNTIME_ERROR,
-                              f"the judge could not hand your program the inputs {phase}: its scratch "
-                              f"space is full or unusable ({exc.strerror or type(exc).__name__}; "
-                              f"{run.limits.scratch_size // 2 ** 20} MiB at most)")) from None
-    served = run.child.excluded_s
-    ans = _request(run, {"op": "run", "inputs": name_in, "output": name_out, "args": args,
-                         "checking": run.backend.checking,
-                         "kernel_timeout_s": run.limits.kernel_timeout_s}, phase)
-    # The child's clock ran while it waited for its kernels to be compiled (the compile stage):
-    # that time is the judge's, not the test's.
-    served = run.child.excluded_s - served
-    elapsed = ans.get("elapsed_s")
-    test.elapsed_s = (round(max(float(elapsed) - served, 0.0), 4)
-                      if isinstance(elapsed, (int, float)) else None)
-    stray = run.child.stray_tasks() if run.backend.refuses_stray_tasks else 0
-    if stray:
-        raise Decided(Outcome(Verdict.RUNTIME_ERROR,
-                              f"solve returned while {stray} thread(s) or process(es) it started "
-                              f"were still running {phase}; finish all work before returning"))
-    try:
-        got = arrays.load_arrays(scratch / name_out, arrays.array_args(task, inputs), phase)
-        compare.compare_outputs(task, inputs, expected, got, test, phase)
-    except Decided as decided:
-        raise Decided(_with_notes(decided.outcome, run.snapshot)) from None
-    finally:
-        (scratch / name_in).unlink(missing_ok=True)
-        (scratch / name_out).unlink(missing_ok=True)
-
-
-def _with_notes(outcome: Outcome, snapshot: dict) -> Outcome:
-    """A wrong answer with what the child noticed about the kernels' arguments (the likely
-    cause: a Python float given to a float parameter)."""
-    notes = [n for k in snapshot.get("kernels", []) for n in (k.get("extra") or {}).get("notes", [])
-             if isinstance(n, str)]
-    if outcome.verdict is not Verdict.WRONG_ANSWER or not notes:
-        return outcome
-    return replace(outcome, message=outcome.message + "; note: " + "; ".join(notes[:2]))
-
-
-def _time(run: _Run) -> None:
-    """Time the accepted solution at the benchmark size (timing/session.py decides)."""
-    token = guard.gpu_token()
-    gpu = dict(run.gpu)
-    gpu.update(guard.wait_until_idle(token))
-    measured = peaks.for_device(token)
-    sess = session.TimingSession(
-        run.task, dict(run.task.bench[run.backend.name]), run.seed,
-        lambda message, phase: _request(run, message, phase), run.child.spec.scratch, measured,
-        gpu=gpu, config=TIMING_CONFIG)
-    before = nvml.clocks(token)
-    try:
-        timing, outcome = sess.run()
-    except OSError as exc:  # the child filled or wrecked its scratch while being timed
-        why = exc.strerror or type(exc).__name__
-        raise Decided(Outcome(Verdict.RUNTIME_ERROR,
-                              "the judge could not hand your program the timing inputs: its scratch "
-                              f"space is full or unusable ({why})")) from None
-    if timing is not None and before is not None:
-        timing.gpu["clocks"] = {"before": before, "after": nvml.clocks(token)}
-    run.report.timing = timing
-    if outcome is None and timing is not None and timing.flags:
-        run.report.message += (f"; the timing is flagged for review ({', '.join(timing.flags)}) "
-                               "and stays off the leaderboard")
-    if outcome is not None:
-        raise Decided(outcome)
-
-
-def _take_listings(run: _Run) -> None:
-    """Each compiled kernel's PTX and SASS, once the verdict is settled, so nothing here can
-    change it: the child names its programs, the compile stage lists them (gate.py)."""
-    if not run.listings:
-        return
-    if not any(k.get("compiled") for k in run.snapshot.get("kernels", [])):
-        run.kernel_listings = {}
-        return
-    if run.child.proc is None or run.child.proc.poll() is not None:
-        run.kernel_listings, run.unlisted = {}, "no listing: the program ended before they were taken"
-        return
-    try:
-        ans = run.child.request({"op": "listings"}, 15)
-    except ChildDied:
-        run.kernel_listings, run.unlisted = {}, "no listing: the program did not answer for them"
-        return
-    if not ans.message.get("ok"):
-        run.kernel_listings, run.unlisted = {}, "no listing: the listings could not be made"
-        return
-    made = run.gate.listings(ans.message, run.arch)
-    run.kernel_listings = kernels.listings_from(made, run.scrub)
-
-
-def _collect_output(run: _Run) -> None:
-    cap = run.limits.captured_output
-    for which in ("stdout", "stderr"):
-        text, size = run.child.captured(which, cap)
-        text = run.scrub(text) or ""
-        if size > cap:
-            text += f"\n... ({size - cap} more bytes cut)"
-        setattr(run.report, which, text)

@@ -212,3 +212,31 @@ def test_every_task_meets_the_judge_task_protocol():
         assert isinstance(task, Task), task.slug
         assert all(hasattr(a, n) for a in task.args for n in ("name", "role", "dtype"))
         assert all(hasattr(c, n) for cs in task.tests.values() for c in cs for n in ("name", "dims"))
+
+
+def test_the_core_knows_kinds_only_through_the_registry():
+    # engine.py drives every kind through kinds.Kind: it imports the registry, never a kind's
+    # folder, and names no kind's tools or task bank.
+    core = JUDGE / "engine.py"
+    assert "assessments/judge/kinds/__init__.py" in GRAPH[_rel(core)]
+    assert not {d for d in GRAPH[_rel(core)] if d.startswith("assessments/judge/kinds/") and
+                not d.endswith("kinds/__init__.py")}
+    text = core.read_text().lower()
+    code = "\n".join(ln for ln in text.splitlines() if not ln.strip().startswith(("#", "`")))
+    assert "cupy" not in text
+    for word in ("gpu_tasks", "nvrtc", "kernel_", "sanitizer", "numpy"):
+        assert word not in code, word
+    registry = JUDGE / "kinds" / "__init__.py"
+    assert not {d for d in GRAPH[_rel(registry)] if "/kinds/" in d and d != _rel(registry)}
+
+
+def test_every_known_kind_satisfies_the_interface():
+    from assessments.judge import kinds
+
+    members = [n for n in vars(kinds.Kind) if not n.startswith("_")]
+    for name in kinds.KNOWN:
+        kind = kinds.get_kind(name)
+        assert kind.name == name and all(callable(getattr(kind, m)) for m in members if m != "name")
+    assert kinds.kind_of(gpu_tasks.get_task("vector_add")).name == "cupy"
+    with pytest.raises(ValueError):
+        kinds.get_kind("verilog-but-not-yet")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from timing_helpers import FAKE_PEAKS, FIXTURES
 
-from assessments.judge import engine
+from assessments.judge.kinds.cupy import stages
 from assessments.judge.timing import nvml, peaks
 from assessments.judge.timing.session import TimingConfig
 from assessments.judge.timing.stats import StopRule
@@ -16,6 +16,6 @@ def fake_gpu(monkeypatch, tmp_path):
     monkeypatch.setenv("KERNELPATH_GPU_LOCK_DIR", str(tmp_path))
     monkeypatch.setitem(nvml._state, "lib", None)
     monkeypatch.setattr(peaks, "for_device", lambda token="0", timeout_s=600.0: FAKE_PEAKS)
-    monkeypatch.setattr(engine, "TIMING_CONFIG",
+    monkeypatch.setattr(stages, "TIMING_CONFIG",
                         TimingConfig(rule=StopRule(max_seconds=4.0, min_timed_s=0.3), target_batch_s=0.05))
     return FIXTURES

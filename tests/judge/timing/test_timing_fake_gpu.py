@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 from timing_helpers import FAKE_PEAKS, HOST_LOAD_FLAGS, fake_wrapper, small_vector_add
 
-from assessments.judge import Verdict, engine, judge
+from assessments.judge import Verdict, judge
+from assessments.judge.kinds.cupy import stages
 
 
 def _judge(fixtures, name: str, mode: str = "honest", seed: int = 11, **kwargs):
@@ -69,8 +70,8 @@ def solve(a, b, c, n):
 def test_forged_timer_is_flagged(fake_gpu, monkeypatch):
     # Events read a thousandth of the truth, as if a forgery had got past the captured references.
     # Today's allowance, set here so the test does not drift with the defaults.
-    monkeypatch.setattr(engine, "TIMING_CONFIG", dataclasses.replace(
-        engine.TIMING_CONFIG, wall_slack_s_per_batch=0.002, wall_slack_rel=0.10))
+    monkeypatch.setattr(stages, "TIMING_CONFIG", dataclasses.replace(
+        stages.TIMING_CONFIG, wall_slack_s_per_batch=0.002, wall_slack_rel=0.10))
     r = judge(small_vector_add(), HEAVY, backend="cuda", seed=11, wrapper=fake_wrapper("forge"))
     assert r.verdict is Verdict.ACCEPTED, _describe(r)
     t = r.timing

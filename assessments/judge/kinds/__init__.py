@@ -1,0 +1,85 @@
+"""The kinds of task the judge knows, one folder each; `cupy/` is CuPy kernels and array code.
+
+The core (engine.py) drives a judging through `Kind` alone and never imports a kind's modules:
+it looks the kind up here by the name a task declares (`task.kind`). A new kind is a folder
+with a module-level `KIND` that satisfies the protocol, and its name in `KNOWN`.
+"""
+from __future__ import annotations
+
+import importlib
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+KNOWN = ("cupy",)
+DEFAULT = KNOWN[0]       # a task that names no kind is of the first one
+
+
+class Kind(Protocol):
+    """How one kind of task is judged. `run` is the `engine.Run` that `new_run` made; a step
+    that settles the verdict raises `outcome.Decided`."""
+
+    name: str
+
+    def backend(self, name: str | None) -> Any:
+        """Where its code runs, by name (ValueError for a name it does not know): an object with
+        `name`, `description`, `timed` and `limits`."""
+
+    def find_task(self, slug: str) -> Any | None:
+        """The task of its task bank with this slug, or None."""
+
+    def task_slugs(self) -> list[str]:
+        """Every slug of its task bank."""
+
+    def new_run(self, **fields) -> Any:
+        """The run's state: an `engine.Run` (or a subclass holding the kind's own)."""
+
+    def screen(self, run) -> None:
+        """Refuse a submission before anything of it runs."""
+
+    def session(self, run, wrapper) -> AbstractContextManager:
+        """The sandboxed process(es) the tests run in, with what they need, for the block;
+        Decided when they cannot start."""
+
+    def load(self, run) -> None:
+        """Load (compile, import) the submission in the session."""
+
+    def run_test(self, run, index: int, case, test) -> None:
+        """Run one test in the session and compare its result; fill `test` (a TestReport)."""
+
+    def after_tests(self, run) -> None:
+        """Checks once every test passed (a sanitizer, a linter): Decided to overrule."""
+
+    def measure(self, run) -> None:
+        """Time or measure an accepted submission, where the backend does (report.timing)."""
+
+    def describe(self, run) -> None:
+        """What the report shows of what ran (kernels and listings, captured output)."""
+
+
+_loaded: dict[str, Kind] = {}
+
+
+def get_kind(name: str) -> Kind:
+    """The kind called `name`; ValueError for any other name."""
+    if name not in KNOWN:
+        raise ValueError(f"unknown kind of task {name!r}; known: {', '.join(KNOWN)}")
+    if name not in _loaded:
+        _loaded[name] = importlib.import_module(f"{__name__}.{name}").KIND
+    return _loaded[name]
+
+
+def kind_of(task) -> Kind:
+    return get_kind(getattr(task, "kind", None) or DEFAULT)
+
+
+def find_task(slug: str):
+    """The task with this slug in any kind's task bank, or None."""
+    for name in KNOWN:
+        task = get_kind(name).find_task(slug)
+        if task is not None:
+            return task
+    return None
+
+
+def task_slugs() -> list[str]:
+    return sorted(s for name in KNOWN for s in get_kind(name).task_slugs())
