@@ -48,6 +48,7 @@ class LocalQueue:
         self._recovered = False
         self._pool: ProcessPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+        self._stopped = False
 
     def start(self) -> None:
         """Start the workers and queue again what a previous run left unfinished (once)."""
@@ -64,8 +65,6 @@ class LocalQueue:
                 log.exception("could not read unfinished submissions")
                 return
             self._recovered = True
-            if self.processes:
-                self._pool = self._new_pool()
             for sub_id, _backend in pending:
                 self._jobs.put(sub_id)
             for i in range(self.workers):
@@ -89,6 +88,16 @@ class LocalQueue:
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=grading.warm_up)
 
+    def _current_pool(self) -> ProcessPoolExecutor:
+        """The pool, started with the first submission to grade (a service that grades nothing
+        starts no process)."""
+        with self._pool_lock:
+            if self._stopped:
+                raise RuntimeError("the grading queue is stopping")
+            if self._pool is None:
+                self._pool = self._new_pool()
+            return self._pool
+
     def _renew_pool(self, broken: ProcessPoolExecutor) -> None:
         with self._pool_lock:
             if self._pool is broken:        # the other workers may have renewed it already
@@ -99,7 +108,7 @@ class LocalQueue:
         url = self.app.config["SQLALCHEMY_DATABASE_URI"]
         options = self.app.config.get("JUDGE_OPTIONS")
         for _ in range(self.POOL_RETRIES):
-            pool = self._pool
+            pool = self._current_pool()
             try:
                 _status, stored = pool.submit(grading.grade_in_process, url, sub_id, options).result()
             except BrokenProcessPool:
@@ -124,9 +133,11 @@ class LocalQueue:
         for thread in self._threads:
             thread.join(timeout)
         self._threads.clear()
-        if self._pool is not None:
-            self._pool.shutdown(wait=drain, cancel_futures=not drain)
-            self._pool = None
+        with self._pool_lock:
+            self._stopped = True
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=drain, cancel_futures=not drain)
 
     def _work(self) -> None:
         while True:
