@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 
 from . import cgroups, sandbox, seccomp
+from .backends.base import SITE_ENTRIES
 from .sandbox import BUBBLEWRAP, GiB, MiB, REPO_ROOT
 
 BUILD_MODULE = "assessments.judge.backends.cpu.emulator.compile_job"
@@ -66,7 +67,7 @@ def command(module: str, isolation: str, readonly: tuple[str, ...] = (),
     if isolation != BUBBLEWRAP:
         return argv
     bwrap = sandbox.bwrap_path() or "bwrap"
-    args = sandbox._base_args(bwrap) + sandbox._python_binds(python)
+    args = sandbox._base_args(bwrap) + sandbox._python_binds(python, SITE_ENTRIES)
     for rel in COMPILE_FILES:
         path = str(REPO_ROOT / rel)
         args += ["--ro-bind", path, path]

@@ -29,20 +29,24 @@ from . import cgroups, seccomp
 
 
 class SandboxedBackend(Protocol):
-    """What the sandbox needs of a backend (backends/base.py's Backend, which imports this
-    module): its name, its files, environment, binds and syscall filter."""
+    """What the sandbox needs of a backend (a kind's backend, e.g. kinds' backends/base.py, which
+    imports this module): its name, the child's module and files, the site-packages entries the
+    child imports, environment, binds and syscall filter."""
 
     name: str
-    child_files: tuple[str, ...]
+    child_module: str                   # run as `python -m <child_module> --backend <name>`
+    child_files: tuple[str, ...]        # repository paths bound for the child besides CHILD_FILES
+    site_entries: tuple[str, ...]       # site-packages entries (glob patterns) the child imports
 
     def env(self, sandboxed: bool) -> dict[str, str]: ...
+
+    def scratch_env(self, scratch: Path) -> dict[str, str]: ...
 
     def binds(self) -> list[str]: ...
 
     def syscall_filter(self) -> bytes: ...
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CHILD_MODULE = "assessments.judge.child"
 GiB = 1024 ** 3
 MiB = 1024 ** 2
 
@@ -91,15 +95,8 @@ SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 # tests/judge/core/test_judge_sandbox.py audits these lists against the child's imports, and
 # tests/judge/core/test_judge_layers.py keeps the parent's modules from importing them.
 CHILD_FILES = ("assessments/__init__.py", "assessments/judge/__init__.py",
-               "assessments/judge/child.py", "assessments/judge/protocol.py",
-               "assessments/judge/kernel_log.py", "assessments/judge/nvrtc.py",
-               "assessments/judge/diagnostics.py", "assessments/judge/listing.py",
-               "assessments/judge/listing_text.py", "assessments/judge/exec_ban.py",
-               "assessments/judge/seccomp.py", "assessments/judge/backends/__init__.py")
-# site-packages entries the child and the cupyx.jit helper import (numpy, CuPy and its CUDA pieces).
-SITE_ENTRIES = ("numpy", "numpy.libs", "cupy", "cupyx", "cupy_backends", "cupy_cuda*.libs", "cuda",
-                "nvidia", "fastrlock", "numpy-*.dist-info", "cupy_cuda*.dist-info",
-                "cuda_*.dist-info", "nvidia_*.dist-info", "fastrlock-*.dist-info")
+               "assessments/judge/protocol.py", "assessments/judge/exec_ban.py",
+               "assessments/judge/seccomp.py")
 
 
 def emulator_cache_dir() -> str:
@@ -149,7 +146,7 @@ class SandboxSpec:
 
 def child_argv(spec: SandboxSpec, request_fd: int, answer_fd: int) -> list[str]:
     """The plain child command (behind its launcher, if any), before any wrapper."""
-    return [*spec.launcher, spec.python, "-s", "-B", "-m", CHILD_MODULE, "--backend", spec.backend.name,
+    return [*spec.launcher, spec.python, "-s", "-B", "-m", spec.backend.child_module, "--backend", spec.backend.name,
             "--scratch", str(spec.scratch), "--request-fd", str(request_fd),
             "--answer-fd", str(answer_fd)]
 
@@ -174,10 +171,8 @@ def child_env(spec: SandboxSpec) -> dict[str, str]:
         "PYTHONPATH": str(spec.repo_root), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
         "PYTHONUNBUFFERED": "1", "HOME": str(scratch), "TMPDIR": str(scratch),
         "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-        "CUPY_CACHE_DIR": str(scratch / ".cupy"), "CUDA_CACHE_PATH": str(scratch / ".nv"),
-        # The child compiles nothing (its parent does); nothing it writes is ever loaded again.
-        "KERNELPATH_EMULATOR_CACHE": str(scratch / ".emulator"),
     })
+    env.update(spec.backend.scratch_env(scratch))
     if spec.builds_view:
         env["KERNELPATH_EMULATOR_BUILDS"] = BUILDS_MOUNT if spec.sandboxed else spec.builds_view
     if spec.emulator_fingerprint:
@@ -227,7 +222,7 @@ def _base_args(bwrap: str) -> list[str]:
     return args
 
 
-def _python_binds(python: str) -> list[str]:
+def _python_binds(python: str, site_entries: tuple[str, ...] = ()) -> list[str]:
     """The interpreter's installation, the venv's metadata and only the packages the child uses."""
     binds: list[str] = []
     seen: set[str] = set()
@@ -249,7 +244,7 @@ def _python_binds(python: str) -> list[str]:
     for sp in site.getsitepackages():
         if sp.startswith(os.path.abspath(sys.base_prefix) + os.sep):
             continue  # inside the interpreter's installation, already bound
-        for pattern in SITE_ENTRIES:
+        for pattern in site_entries:
             for path in sorted(glob.glob(os.path.join(sp, pattern))):
                 ro(path)
     return binds
@@ -272,7 +267,7 @@ def bwrap_argv(spec: SandboxSpec, argv: list[str], info_fd: int | None,
         # Before any bind: the scratch, a checkout or a venv may lie under /tmp, mounted over it.
         size = str(int(spec.limits.scratch_size))
         args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm"]
-    args += _python_binds(spec.python) + _repo_binds(spec.repo_root, spec.backend)
+    args += _python_binds(spec.python, spec.backend.site_entries) + _repo_binds(spec.repo_root, spec.backend)
     args += spec.backend.binds()
     if spec.builds_view:
         args += ["--ro-bind", spec.builds_view, BUILDS_MOUNT]

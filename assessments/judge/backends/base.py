@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+from pathlib import Path
 from typing import ClassVar
 
 from .. import seccomp
@@ -30,6 +31,18 @@ class NoLock(contextlib.nullcontext):
         self.info: dict = {}
 
 
+# The child's modules on every backend (beside sandbox.CHILD_FILES and each backend's own).
+CHILD_FILES = ("assessments/judge/child.py", "assessments/judge/kernel_log.py",
+               "assessments/judge/nvrtc.py", "assessments/judge/diagnostics.py",
+               "assessments/judge/listing.py", "assessments/judge/listing_text.py",
+               "assessments/judge/backends/__init__.py")
+# site-packages entries the child and the cupyx.jit helper import (numpy, CuPy and its CUDA
+# pieces); the compile sandbox's jobs (NVRTC, the emulator's builder) bind the same.
+SITE_ENTRIES = ("numpy", "numpy.libs", "cupy", "cupyx", "cupy_backends", "cupy_cuda*.libs", "cuda",
+                "nvidia", "fastrlock", "numpy-*.dist-info", "cupy_cuda*.dist-info",
+                "cuda_*.dist-info", "nvidia_*.dist-info", "fastrlock-*.dist-info")
+
+
 class Backend:
     """What the parent does differently per backend; the defaults are the CPU's and the GPU's
     common ground."""
@@ -37,6 +50,8 @@ class Backend:
     name: ClassVar[str]
     limits: ClassVar[Limits]                  # the defaults; judge(limits=...) replaces them
     child_files: ClassVar[tuple[str, ...]]    # bound for the child besides sandbox.CHILD_FILES
+    child_module: ClassVar[str] = "assessments.judge.child"   # the child's entry (python -m)
+    site_entries: ClassVar[tuple[str, ...]] = SITE_ENTRIES
     description: ClassVar[str]                # where the tests ran, for the accepted message
     checking: ClassVar[bool] = False          # every test runs the emulator's checking build
     refuses_stray_tasks: ClassVar[bool] = False   # threads or processes left after solve: an error
@@ -50,6 +65,12 @@ class Backend:
     def env(self, sandboxed: bool) -> dict[str, str]:
         """Variables the child gets beyond the common environment (sandbox.child_env)."""
         return {}
+
+    def scratch_env(self, scratch: Path) -> dict[str, str]:
+        """Where the child's libraries keep their caches: in its scratch, gone with it."""
+        return {"CUPY_CACHE_DIR": str(scratch / ".cupy"), "CUDA_CACHE_PATH": str(scratch / ".nv"),
+                # The child compiles nothing (its parent does); nothing it writes is loaded again.
+                "KERNELPATH_EMULATOR_CACHE": str(scratch / ".emulator")}
 
     def syscall_filter(self) -> bytes:
         """The seccomp program handed to bubblewrap (seccomp.py: the same refusals everywhere)."""
@@ -80,7 +101,7 @@ class CpuBackend(Backend):
 
     name = "cpu"
     limits = Limits()
-    child_files = ("assessments/judge/backends/cpu",)
+    child_files = CHILD_FILES + ("assessments/judge/backends/cpu",)
     description = "the CPU backend (correctness only; timing needs a GPU)"
     checking = True
     refuses_stray_tasks = True
@@ -120,7 +141,7 @@ class CudaBackend(Backend):
     # matrix alone is 512 MiB); tests/judge/core/test_judge_limits.py keeps every task inside.
     limits = Limits(address_space=None, data_size=32 * GiB, memory=48 * GiB, scratch_size=8 * GiB,
                     cpu_s=300, wall_s=300.0, op_wall_s=60.0, file_size=2 * GiB)
-    child_files = ("assessments/judge/backends/cuda/__init__.py",
+    child_files = CHILD_FILES + ("assessments/judge/backends/cuda/__init__.py",
                    "assessments/judge/backends/cuda/child.py",
                    "assessments/judge/backends/cuda/wrap.py",
                    "assessments/judge/backends/cuda/timing.py")
