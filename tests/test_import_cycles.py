@@ -5,8 +5,9 @@ component of two or more. A circle hidden in a function is a circle all the same
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
+
+from tests.import_graph import circles
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP = {".venv", "node_modules", "tests", "bench", "migrations", "static", "templates", "docs",
@@ -69,36 +70,7 @@ def _edges(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
 def import_cycles() -> list[list[str]]:
     modules = _modules()
-    graph = {name: _edges(name, path, modules) for name, path in modules.items()}
-    index, low, stack, on, cycles, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v: str) -> None:     # Tarjan's strongly connected components
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                cycles.append(sorted(component))
-
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * len(graph)))
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return sorted(cycles)
+    return circles({name: _edges(name, path, modules) for name, path in modules.items()})
 
 
 def test_the_project_has_no_import_cycles():
@@ -106,6 +78,3 @@ def test_the_project_has_no_import_cycles():
     assert cycles == [], "\n".join(" <-> ".join(c) for c in cycles)
 
 
-if __name__ == "__main__":
-    for c in import_cycles():
-        print(len(c), " ".join(c))

@@ -14,6 +14,7 @@ from assessments.judge.backends.base import BACKENDS, CUDA
 from assessments.judge.backends.base import CHILD_FILES as BACKEND_CHILD_FILES
 from assessments.judge.sandbox import CHILD_FILES, REPO_ROOT
 from assessments.judge.task import Task
+from tests.import_graph import circles
 
 JUDGE = REPO_ROOT / "assessments" / "judge"
 SHIM = JUDGE / "backends" / "cpu" / "shim"
@@ -129,36 +130,7 @@ def test_no_import_cycles():
     backends/cpu/shim, imported by those names inside the child) mirror CuPy's layout, whose
     modules import one another (cupy.cuda.device and cupy.cuda.runtime): left out here."""
     graph = {m: {d for d in deps if not _in_shim(d)} for m, deps in GRAPH.items() if not _in_shim(m)}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    cycles: list[list[str]] = []
-
-    def visit(v: str) -> None:   # Tarjan's strongly connected components
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                cycles.append(sorted(component))
-
-    for v in graph:
-        if v not in index:
-            visit(v)
+    cycles = circles(graph)
     assert not cycles, f"import cycles: {cycles}"
 
 
