@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .backends.base import BACKENDS
+from . import kinds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Judge a CuPy kernel submission.")
     parser.add_argument("file", help="the submission (.py defining solve)")
     parser.add_argument("--task", required=True, help="task slug, e.g. vector_add")
-    parser.add_argument("--backend", choices=tuple(BACKENDS), default="cpu")
+    parser.add_argument("--backend", choices=kinds.backend_names(), default="cpu")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--seed", type=int, default=None, help="input seed (default: secret, random)")
     parser.add_argument("--no-timing", action="store_true", help="skip the timing run on cuda")

@@ -12,12 +12,14 @@ from __future__ import annotations
 import base64
 import binascii
 
-from . import build_cache, compile_sandbox
+from . import build_cache, jobs
 from .compile_stage import OverBudget, Service, valid
 
 
 class RunBuilds(Service):
     """The `build` requests of one run's child, and the run's view of the cache."""
+
+    job_files = jobs.FILES
 
     what = "build a kernel"
     doing = "compiling the kernel for the CPU emulator"
@@ -66,7 +68,7 @@ class RunBuilds(Service):
         job = {"source": source, "options": list(options), "name_expressions": list(exprs),
                "variants": variants, "core": core}
         try:
-            answer = self._job(compile_sandbox.BUILD_MODULE, job, readonly=(core,))
+            answer = self._job(jobs.BUILD_MODULE, job, readonly=(core,))
         except OverBudget as exc:   # not cached: another run may have the time
             return {"ok": False, "log": str(exc)}
         mine = None

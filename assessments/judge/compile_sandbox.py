@@ -20,18 +20,8 @@ import time
 from dataclasses import dataclass
 
 from . import cgroups, sandbox, seccomp
-from .backends.base import SITE_ENTRIES
 from .sandbox import BUBBLEWRAP, GiB, MiB, REPO_ROOT
 
-BUILD_MODULE = "assessments.judge.backends.cpu.emulator.compile_job"
-LISTING_MODULE = "assessments.judge.listing"
-# The repository files the jobs import (tests/judge/core/test_judge_sandbox.py audits them).
-COMPILE_FILES = ("assessments/__init__.py", "assessments/judge/__init__.py",
-                 "assessments/judge/listing.py", "assessments/judge/listing_text.py",
-                 "assessments/judge/nvrtc.py", "assessments/judge/diagnostics.py",
-                 "assessments/judge/protocol.py",
-                 "assessments/judge/backends/__init__.py", "assessments/judge/backends/cpu/__init__.py",
-                 "assessments/judge/backends/cpu/emulator")
 WORKDIR = "/tmp/kp-compile"
 MAX_ANSWER = 256 * MiB
 SMALL_INPUT = 16 * 1024    # a job this small is written to the pipe at the start
@@ -59,16 +49,25 @@ class JobFailed(Exception):
         self.out_of_memory = out_of_memory
 
 
+@dataclass(frozen=True)
+class JobFiles:
+    """What a kind's compile jobs import: repository paths and site-packages entries (globs)."""
+
+    repo: tuple[str, ...] = ()
+    site_entries: tuple[str, ...] = ()
+
+
 def command(module: str, isolation: str, readonly: tuple[str, ...] = (),
             seccomp_fd: int | None = None, limits: CompileLimits = CompileLimits(),
-            python: str = sys.executable) -> list[str]:
-    """The job's command: under bubblewrap unless the judge runs without a sandbox."""
+            python: str = sys.executable, files: JobFiles = JobFiles()) -> list[str]:
+    """The job's command: under bubblewrap unless the judge runs without a sandbox; only
+    `files` of the repository and of site-packages are bound."""
     argv = [python, "-s", "-B", "-m", module]
     if isolation != BUBBLEWRAP:
         return argv
     bwrap = sandbox.bwrap_path() or "bwrap"
-    args = sandbox._base_args(bwrap) + sandbox._python_binds(python, SITE_ENTRIES)
-    for rel in COMPILE_FILES:
+    args = sandbox._base_args(bwrap) + sandbox._python_binds(python, files.site_entries)
+    for rel in files.repo:
         path = str(REPO_ROOT / rel)
         args += ["--ro-bind", path, path]
     for path in readonly:
@@ -105,10 +104,11 @@ def _preexec(limits: CompileLimits, cpu_s: int, group: "cgroups.RunGroup | None"
 
 
 def run_job(module: str, job: dict, *, timeout_s: float, isolation: str = BUBBLEWRAP,
-            readonly: tuple[str, ...] = (), limits: CompileLimits = CompileLimits()) -> dict:
+            readonly: tuple[str, ...] = (), limits: CompileLimits = CompileLimits(),
+            files: JobFiles = JobFiles()) -> dict:
     """Run one job and return its answer; JobFailed when it did not give one."""
     return Job(module, job, timeout_s=timeout_s, isolation=isolation, readonly=readonly,
-               limits=limits).answer()
+               limits=limits, files=files).answer()
 
 
 class Job:
@@ -116,8 +116,10 @@ class Job:
     parent can go on meanwhile; its wall clock runs from the start."""
 
     def __init__(self, module: str, job: dict, *, timeout_s: float, isolation: str = BUBBLEWRAP,
-                 readonly: tuple[str, ...] = (), limits: CompileLimits = CompileLimits()):
+                 readonly: tuple[str, ...] = (), limits: CompileLimits = CompileLimits(),
+                 files: JobFiles = JobFiles()):
         self.timeout_s = timeout_s
+        self.files = files
         self.deadline = time.monotonic() + timeout_s
         self.limits = limits
         self.proc: subprocess.Popen | None = None
@@ -141,7 +143,7 @@ class Job:
             pass_fds = (filter_r,)
         try:
             self.proc = subprocess.Popen(
-                command(module, isolation, readonly, filter_r, limits), stdin=subprocess.PIPE,
+                command(module, isolation, readonly, filter_r, limits, files=self.files), stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(isolation),
                 pass_fds=pass_fds, start_new_session=True, cwd="/",
                 preexec_fn=_preexec(limits, max(1, int(self.timeout_s) + 1), self.group))

@@ -44,6 +44,7 @@ class Service:
 
     what = "compile a kernel"             # the judge could not ...
     doing = "compiling the kernel"        # ... took longer than N s
+    job_files = compile_sandbox.JobFiles()  # what the kind's jobs import (its compile_sandbox.JobFiles)
 
     def __init__(self, backend, limits: Limits, isolation: str, cache: BuildCache | None = None,
                  budget: Budget | None = None):
@@ -102,7 +103,8 @@ class Service:
         began = time.monotonic()
         try:
             return compile_sandbox.run_job(module, job, timeout_s=timeout, isolation=self.isolation,
-                                           readonly=readonly, limits=self.compile_limits())
+                                           readonly=readonly, limits=self.compile_limits(),
+                                           files=self.job_files)
         except JobFailed as exc:
             if exc.timed_out:
                 raise OverBudget(f"{self.doing} took longer than {timeout:g} s "

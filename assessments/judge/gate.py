@@ -18,7 +18,7 @@ import re
 import shutil
 import site
 
-from . import build_cache, compile_sandbox
+from . import build_cache, compile_sandbox, jobs
 from .compile_sandbox import JobFailed
 from .compile_stage import OverBudget, Service, valid
 from .listing_text import BUDGET_S, CAP, cap_text
@@ -32,6 +32,8 @@ _STABLE_NOTES = (None, "SASS unavailable: NVRTC gave no cubin")
 
 class RunGate(Service):
     """The `gate` requests of one run's child, and its kernels' listings."""
+
+    job_files = jobs.FILES
 
     what = "run the NVRTC gate"
     doing = "compiling the kernel with NVRTC"
@@ -157,10 +159,10 @@ class RunGate(Service):
         keys = [k for k, _ in linked]
         paths = tuple(path for _, path in linked)
         try:
-            job = compile_sandbox.Job(compile_sandbox.LISTING_MODULE,
+            job = compile_sandbox.Job(jobs.LISTING_MODULE,
                                       {"cubins": list(paths), "budget_s": BUDGET_S},
                                       timeout_s=BUDGET_S + 5, isolation=self.isolation, readonly=paths,
-                                      limits=self.compile_limits())
+                                      limits=self.compile_limits(), files=jobs.FILES)
         except JobFailed:
             return None
         self._pending.append((job, keys))

@@ -2,7 +2,7 @@
 
 The core (engine.py) drives a judging through `Kind` alone and never imports a kind's modules:
 it looks the kind up here by the name a task declares (`task.kind`). A new kind is a folder
-with a module-level `KIND` that satisfies the protocol, and its name in `KNOWN`.
+whose `kind.py` has a module-level `KIND` that satisfies the protocol, and its name in `KNOWN`.
 """
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ class Kind(Protocol):
     def backend(self, name: str | None) -> Any:
         """Where its code runs, by name (ValueError for a name it does not know): an object with
         `name`, `description`, `timed` and `limits`."""
+
+    def backend_names(self) -> tuple[str, ...]:
+        """The names `backend` knows."""
 
     def find_task(self, slug: str) -> Any | None:
         """The task of its task bank with this slug, or None."""
@@ -64,7 +67,7 @@ def get_kind(name: str) -> Kind:
     if name not in KNOWN:
         raise ValueError(f"unknown kind of task {name!r}; known: {', '.join(KNOWN)}")
     if name not in _loaded:
-        _loaded[name] = importlib.import_module(f"{__name__}.{name}").KIND
+        _loaded[name] = importlib.import_module(f"{__name__}.{name}.kind").KIND
     return _loaded[name]
 
 
@@ -79,6 +82,11 @@ def find_task(slug: str):
         if task is not None:
             return task
     return None
+
+
+def backend_names() -> tuple[str, ...]:
+    """Every backend name of every kind, in order, once."""
+    return tuple(dict.fromkeys(n for name in KNOWN for n in get_kind(name).backend_names()))
 
 
 def task_slugs() -> list[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from assessments.judge import Verdict, builds, cgroups, compile_sandbox, compile_stage, gate, judge, listing, nvrtc
+from assessments.judge import jobs as compile_jobs
 from assessments.judge.backends.base import CPU, CUDA
 from assessments.judge.build_cache import BuildCache
 from assessments.judge.sandbox import UNSAFE
@@ -52,7 +53,7 @@ def test_a_resubmission_builds_and_lists_nothing(cache):
     first = judge("vector_add", RAW, seed=1)
     assert first.verdict is Verdict.ACCEPTED, _describe(first)
     # NVRTC gated the kernel, its SASS started at once, one job built both variants side by side.
-    assert jobs == [gate.NVRTC_MODULE, compile_sandbox.LISTING_MODULE, compile_sandbox.BUILD_MODULE]
+    assert jobs == [gate.NVRTC_MODULE, compile_jobs.LISTING_MODULE, compile_jobs.BUILD_MODULE]
     assert len(list((root / "builds").glob("*.so"))) == 2
     assert len(list((root / "gates").glob("*.cubin"))) == 1
     assert first.stages["build"] > 0 and first.stages["gate"] > 0 and first.kernels[0].sass
@@ -65,7 +66,7 @@ def test_a_resubmission_builds_and_lists_nothing(cache):
     assert list((root / "runs").iterdir()) == []          # each run's view goes with it
 
 
-@pytest.mark.parametrize("source,job", [(GXX_ONLY, compile_sandbox.BUILD_MODULE),
+@pytest.mark.parametrize("source,job", [(GXX_ONLY, compile_jobs.BUILD_MODULE),
                                         (NVRTC_ONLY, gate.NVRTC_MODULE)])
 def test_compile_errors_keep_their_message_and_are_cached(cache, source, job):
     _, jobs = cache
@@ -117,7 +118,7 @@ def test_a_slow_emulator_build_is_a_compile_error(cache, monkeypatch):
     real = compile_sandbox.run_job
 
     def slow_builds(module, job, **kw):
-        if module == compile_sandbox.BUILD_MODULE:
+        if module == compile_jobs.BUILD_MODULE:
             raise compile_sandbox.JobFailed("took too long", timed_out=True)
         return real(module, job, **kw)
     monkeypatch.setattr(compile_sandbox, "run_job", slow_builds)
@@ -135,7 +136,7 @@ def test_the_compile_budget_of_a_run(cache):
 
 
 @pytest.mark.parametrize("module,what", [(gate.NVRTC_MODULE, "could not run the NVRTC gate"),
-                                         (compile_sandbox.BUILD_MODULE, "could not build a kernel")])
+                                         (compile_jobs.BUILD_MODULE, "could not build a kernel")])
 def test_a_compile_the_judge_cannot_make_is_its_own_error(cache, monkeypatch, module, what):
     real = compile_sandbox.run_job
 
@@ -177,7 +178,7 @@ def test_nvrtc_and_nvdisasm_run_in_the_compile_sandbox(tmp_path):
     src = 'extern "C" __global__ void twice(float* c) { c[threadIdx.x] *= 2.0f; }'
     answer = compile_sandbox.run_job(gate.NVRTC_MODULE,
                                      {"programs": [{"source": src}, {"source": "not cuda"}],
-                                      "arch": "sm_90"}, timeout_s=60)
+                                      "arch": "sm_90"}, timeout_s=60, files=compile_jobs.FILES)
     good, bad = answer["results"]
     assert good["ok"] and ".entry twice" in good["ptx"] and good["kernels"][0]["name"] == "twice"
     assert not bad["ok"] and "error" in bad["log"] and bad["cubin"] is None
@@ -185,9 +186,9 @@ def test_nvrtc_and_nvdisasm_run_in_the_compile_sandbox(tmp_path):
     assert result.usage("twice").registers == good["kernels"][0]["registers"]
     image = tmp_path / "twice.cubin"
     image.write_bytes(base64.b64decode(good["cubin"]))
-    listed = compile_sandbox.run_job(compile_sandbox.LISTING_MODULE,
+    listed = compile_sandbox.run_job(compile_jobs.LISTING_MODULE,
                                      {"cubins": [str(image), None]}, timeout_s=60,
-                                     readonly=(str(image),))["listings"]
+                                     readonly=(str(image),), files=compile_jobs.FILES)["listings"]
     assert "EXIT" in listed[0]["sass"] and listed[0]["note"] is None
     assert listed[1] == {"sass": None, "note": "SASS unavailable: NVRTC gave no cubin"}
 
@@ -267,7 +268,7 @@ def test_evicted_builds_are_made_again(cache, monkeypatch):
     assert not list((root / "builds").glob("*.so")) and not list((root / "gates").glob("*.json"))
     r = judge("vector_add", RAW, seed=2, listings=False)
     assert r.verdict is Verdict.ACCEPTED, _describe(r)
-    assert jobs.count(compile_sandbox.BUILD_MODULE) == 2 and jobs.count("assessments.judge.nvrtc") == 2
+    assert jobs.count(compile_jobs.BUILD_MODULE) == 2 and jobs.count("assessments.judge.nvrtc") == 2
     assert list(root.glob("kp_core-*.o"))   # the runtime object stays
 
 
@@ -352,7 +353,7 @@ def test_a_compile_job_that_cannot_start_leaves_no_cgroup(monkeypatch):
         raise subprocess.SubprocessError("Exception occurred in preexec_fn.")
     monkeypatch.setattr(compile_sandbox.subprocess, "Popen", refuse)
     with pytest.raises(compile_sandbox.JobFailed, match="did not start"):
-        compile_sandbox.Job(compile_sandbox.LISTING_MODULE, {}, timeout_s=5)
+        compile_sandbox.Job(compile_jobs.LISTING_MODULE, {}, timeout_s=5)
     assert not list(cgroups_left())
 
 

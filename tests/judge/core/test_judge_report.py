@@ -1,7 +1,8 @@
 """Report: JSON shape, non-finite numbers, candidate view, text rendering, outcome mapping."""
 import json
 
-from assessments.judge.outcome import Scrubber, from_error, from_incidents
+from assessments.judge.faults import from_error, from_incidents
+from assessments.judge.outcome import Scrubber
 from assessments.judge.report import KernelReport, MismatchReport, Report, TestReport, TimingReport
 from assessments.judge.sandbox import Limits
 from assessments.judge.verdicts import Verdict

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assessments.judge.backends.base import CPU, CUDA
-from assessments.judge.outcome import from_death
+from assessments.judge.faults import from_death
 from assessments.judge.runner import ChildDied, ChildProcess
 from assessments.judge.sandbox import BUBBLEWRAP, UNSAFE, Limits, SandboxSpec, build_command, child_env
 from assessments.judge.verdicts import Verdict

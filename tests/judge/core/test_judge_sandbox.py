@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from assessments.judge import cgroups, judge, sandbox, seccomp
+from assessments.judge import jobs as compile_jobs
 from assessments.judge.backends.base import BACKENDS, CPU, CUDA
 from assessments.judge.sandbox import CHILD_FILES, REPO_ROOT, Limits, SandboxSpec, bwrap_argv
 
@@ -172,12 +173,15 @@ def test_builds_come_read_only_from_the_runs_own_view(tmp_path):
 
 def test_the_compile_sandbox_binds_what_its_jobs_import():
     from assessments.judge import compile_sandbox
-    bound = [(REPO_ROOT / f).resolve() for f in compile_sandbox.COMPILE_FILES]
+    bound = [(REPO_ROOT / f).resolve() for f in compile_jobs.COMPILE_FILES]
     start = [JUDGE / "listing.py", JUDGE / "nvrtc.py",
              JUDGE / "backends" / "cpu" / "emulator" / "compile_job.py"]
     assert all(any(p == b or b in p.parents for b in bound) for p in start)
     _assert_imports_bound(start, bound)
-    args = compile_sandbox.command(compile_sandbox.BUILD_MODULE, sandbox.BUBBLEWRAP, ("/x/core.o",))
+    args = compile_sandbox.command(compile_jobs.BUILD_MODULE, sandbox.BUBBLEWRAP, ("/x/core.o",),
+                                   files=compile_jobs.FILES)
+    assert all(["--ro-bind", str(REPO_ROOT / f), str(REPO_ROOT / f)] == args[i - 1:i + 2]
+               for f in compile_jobs.COMPILE_FILES for i in [args.index(str(REPO_ROOT / f))])
     assert "--bind" not in args and ["--ro-bind", "/x/core.o", "/x/core.o"] == \
         args[args.index("/x/core.o") - 1:args.index("/x/core.o") + 2]
     assert {"--unshare-net", "--unshare-pid", "--unshare-user", "--die-with-parent"} <= set(args)

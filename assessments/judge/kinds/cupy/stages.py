@@ -20,7 +20,8 @@ from ...builds import RunBuilds
 from ...compile_stage import Budget
 from ...engine import Run
 from ...gate import RunGate
-from ...outcome import Decided, Outcome, Scrubber, from_death, from_error, from_incidents
+from ...faults import from_death, from_error, from_incidents
+from ...outcome import Decided, Outcome, Scrubber
 from ...report import TestReport
 from ...runner import ChildDied, ChildProcess
 from ...sandbox import REPO_ROOT, SandboxSpec
