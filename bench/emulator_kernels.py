@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assessments.judge.backends.cpu.emulator import build, compile_module  # noqa: E402
+from assessments.judge.kinds.cupy.backends.cpu.emulator import build, compile_module  # noqa: E402
 
 KERNELS = r"""
 extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {

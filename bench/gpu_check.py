@@ -119,7 +119,7 @@ def _table(title: str, header: list[str], rows: list[list]) -> None:
 # -- steps ----------------------------------------------------------------------------------------
 def step_device(c: Check) -> None:
     import cupy
-    from assessments.judge import sanitizer
+    from assessments.judge.kinds.cupy import sanitizer
     san = sanitizer.program()
     info = {
         "name": c.device,
@@ -139,7 +139,7 @@ def step_device(c: Check) -> None:
 
 def step_peaks(c: Check) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.run([sys.executable, "-m", "assessments.judge.timing.peaks", "--refresh"],
+    p = subprocess.run([sys.executable, "-m", "assessments.judge.kinds.cupy.timing.peaks", "--refresh"],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
     if p.returncode != 0 or not lines:

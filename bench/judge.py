@@ -68,7 +68,7 @@ def _cold_cache():
     """A fresh build cache for one run, holding only the emulator's runtime object (built once
     per machine, not per submission)."""
     from assessments.judge import sandbox
-    from assessments.judge.backends.base import CPU
+    from assessments.judge.kinds.cupy.backends.base import CPU
     core = CPU.emulator_core()
     saved = os.environ.get("KERNELPATH_EMULATOR_CACHE")
     fresh = tempfile.mkdtemp(prefix="kp-bench-cache-")

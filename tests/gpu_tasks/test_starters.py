@@ -9,7 +9,7 @@ import pytest
 
 import gpu_tasks
 from assessments.judge import Verdict, judge
-from assessments.judge import static
+from assessments.judge.kinds.cupy import static
 from gpu_tasks import STYLES, reference_source, starter
 
 ALL = [t.slug for t in gpu_tasks.all_tasks()]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gpu_tasks
-from assessments.judge.comparators import COMPARATORS, Comparison, Mismatch, run_comparator
+from assessments.judge.kinds.cupy.comparators import COMPARATORS, Comparison, Mismatch, run_comparator
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"
 VERDICTS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assessments.judge import comparators as cmp
+from assessments.judge.kinds.cupy import comparators as cmp
 
 N = cmp.NORM_WHOLE + 3 * cmp.BLOCK + 17     # past both thresholds, a ragged last block
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from assessments.judge import Verdict, builds, cgroups, compile_sandbox, compile_stage, gate, judge, listing, nvrtc
-from assessments.judge import jobs as compile_jobs
-from assessments.judge.backends.base import CPU, CUDA
+from assessments.judge import Verdict, cgroups, compile_sandbox, compile_stage, judge
+from assessments.judge.kinds.cupy import builds, gate, listing, nvrtc
+from assessments.judge.kinds.cupy import jobs as compile_jobs
+from assessments.judge.kinds.cupy.backends.base import CPU, CUDA
 from assessments.judge.build_cache import BuildCache
 from assessments.judge.sandbox import UNSAFE
 
@@ -268,7 +269,7 @@ def test_evicted_builds_are_made_again(cache, monkeypatch):
     assert not list((root / "builds").glob("*.so")) and not list((root / "gates").glob("*.json"))
     r = judge("vector_add", RAW, seed=2, listings=False)
     assert r.verdict is Verdict.ACCEPTED, _describe(r)
-    assert jobs.count(compile_jobs.BUILD_MODULE) == 2 and jobs.count("assessments.judge.nvrtc") == 2
+    assert jobs.count(compile_jobs.BUILD_MODULE) == 2 and jobs.count("assessments.judge.kinds.cupy.nvrtc") == 2
     assert list(root.glob("kp_core-*.o"))   # the runtime object stays
 
 

@@ -61,10 +61,10 @@ def test_judge_is_importable_without_the_web_stack():
 
 
 def test_child_imports_no_task_bank_or_comparators():
-    code = ("import sys, assessments.judge.child\n"
-            "bad = [m for m in sys.modules if m.startswith(('gpu_tasks', 'assessments.judge.comparators',\n"
-            "       'assessments.judge.compare', 'assessments.judge.engine', 'assessments.judge.timing',\n"
-            "       'assessments.judge.backends.base', 'cupy'))]\n"
+    code = ("import sys, assessments.judge.kinds.cupy.child\n"
+            "bad = [m for m in sys.modules if m.startswith(('gpu_tasks', 'assessments.judge.kinds.cupy.comparators',\n"
+            "       'assessments.judge.kinds.cupy.compare', 'assessments.judge.engine', 'assessments.judge.kinds.cupy.timing',\n"
+            "       'assessments.judge.kinds.cupy.backends.base', 'cupy'))]\n"
             "assert not bad, bad\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr

@@ -12,8 +12,8 @@ WRAP_SCRIPT = r'''
 import warnings
 warnings.simplefilter("ignore")
 import cupy as cp
-from assessments.judge import kernel_log
-from assessments.judge.backends.cuda import wrap
+from assessments.judge.kinds.cupy import kernel_log
+from assessments.judge.kinds.cupy.backends.cuda import wrap
 kernel_log.configure(arch="sm_90", gate=True, gate_fatal=False)
 wrap.install(cp)
 wrap.install(cp)  # idempotent

@@ -10,8 +10,8 @@ from assessments.judge import Limits, Verdict, judge
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = sorted((ROOT / "tests" / "fixtures" / "submissions").glob("*/*.py"))
 SOLUTIONS = sorted((ROOT / "gpu_tasks" / "solutions").glob("*.py"))
-EMULATOR = ROOT / "assessments" / "judge" / "backends" / "cpu" / "emulator" / "__init__.py"
-SHIM = ROOT / "assessments" / "judge" / "backends" / "cpu" / "shim" / "cupy" / "__init__.py"
+EMULATOR = ROOT / "assessments" / "judge" / "kinds" / "cupy" / "backends" / "cpu" / "emulator" / "__init__.py"
+SHIM = ROOT / "assessments" / "judge" / "kinds" / "cupy" / "backends" / "cpu" / "shim" / "cupy" / "__init__.py"
 
 pytestmark = pytest.mark.skipif(not (EMULATOR.exists() and SHIM.exists()),
                                 reason="the cpu backend (emulator and cupy stand-in) is not installed")

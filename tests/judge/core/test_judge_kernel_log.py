@@ -1,8 +1,8 @@
 """kernel_log: NVRTC gate on first sight, launch history, incidents kept and streamed."""
 import pytest
 
-from assessments.judge import nvrtc
-from assessments.judge import kernel_log
+from assessments.judge.kinds.cupy import nvrtc
+from assessments.judge.kinds.cupy import kernel_log
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc.so.13 not installed")
 GOOD = 'extern "C" __global__ void k(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] = 1.f; }'

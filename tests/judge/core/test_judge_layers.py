@@ -10,22 +10,25 @@ from pathlib import Path
 import pytest
 
 import gpu_tasks
-from assessments.judge.backends.base import BACKENDS, CUDA
-from assessments.judge.backends.base import CHILD_FILES as BACKEND_CHILD_FILES
+from assessments.judge.kinds.cupy.backends.base import BACKENDS, CUDA
+from assessments.judge.kinds.cupy.backends.base import CHILD_FILES as BACKEND_CHILD_FILES
 from assessments.judge.sandbox import CHILD_FILES, REPO_ROOT
-from assessments.judge.task import Task
+from assessments.judge.kinds.cupy.task import Task
 from tests.import_graph import circles
 
 JUDGE = REPO_ROOT / "assessments" / "judge"
-SHIM = JUDGE / "backends" / "cpu" / "shim"
+SHIM = JUDGE / "kinds" / "cupy" / "backends" / "cpu" / "shim"
 
 # Modules both sides import, each with why it may be shared: pure (no I/O, no state), and
 # importing nothing but other shared modules.
 SHARED = {
     "assessments/judge/__init__.py": "the package: lazy public names, imports nothing",
-    "assessments/judge/backends/__init__.py": "the backends' package: imports nothing",
+    "assessments/judge/kinds/__init__.py": "the kinds' registry: loads a kind only when asked, "
+                                           "imports nothing of the project",
+    "assessments/judge/kinds/cupy/__init__.py": "the CuPy kind's package: imports nothing",
+    "assessments/judge/kinds/cupy/backends/__init__.py": "the backends' package: imports nothing",
     "assessments/judge/protocol.py": "the messages on the pipes between parent and child",
-    "assessments/judge/diagnostics.py": "NVRTC's log format: the child names the program, the "
+    "assessments/judge/kinds/cupy/diagnostics.py": "NVRTC's log format: the child names the program, the "
                                         "parent maps its lines back to solution.py",
     "assessments/judge/listing_text.py": "the listings' cap and counts: the child cuts what it "
                                          "sends, the parent cuts again and counts",
@@ -34,7 +37,7 @@ SHARED = {
 }
 # Parent -> child imports that are not of a shared module, each with its reason.
 PARENT_MAY_IMPORT = {
-    ("assessments/judge/backends/base.py", "assessments/judge/backends/cpu/emulator/build.py"):
+    ("assessments/judge/kinds/cupy/backends/base.py", "assessments/judge/kinds/cupy/backends/cpu/emulator/build.py"):
         "the trusted parent builds the emulator's runtime object once and reads the emulator's "
         "fingerprint (CpuBackend.emulator_core, emulator_fingerprint) with the builder's own "
         "module; no candidate code is involved",
@@ -136,20 +139,20 @@ def test_no_import_cycles():
 
 def test_the_layers_are_what_they_say():
     assert set(SHARED) <= set(GRAPH) and CHILD and PARENT
-    for must in ("assessments/judge/child.py", "assessments/judge/kernel_log.py",
-                 "assessments/judge/nvrtc.py", "assessments/judge/listing.py",
+    for must in ("assessments/judge/kinds/cupy/child.py", "assessments/judge/kinds/cupy/kernel_log.py",
+                 "assessments/judge/kinds/cupy/nvrtc.py", "assessments/judge/kinds/cupy/listing.py",
                  "assessments/judge/exec_ban.py"):
         assert must in CHILD
-    for must in ("assessments/judge/engine.py", "assessments/judge/comparators.py",
-                 "assessments/judge/compare.py", "assessments/judge/backends/base.py",
-                 "assessments/judge/timing/session.py", "assessments/judge/builds.py", "assessments/judge/gate.py",
+    for must in ("assessments/judge/engine.py", "assessments/judge/kinds/cupy/comparators.py",
+                 "assessments/judge/kinds/cupy/compare.py", "assessments/judge/kinds/cupy/backends/base.py",
+                 "assessments/judge/kinds/cupy/timing/session.py", "assessments/judge/kinds/cupy/builds.py", "assessments/judge/kinds/cupy/gate.py",
                  "assessments/judge/compile_stage.py",
                  "assessments/judge/build_cache.py", "assessments/judge/compile_sandbox.py"):
         assert must in PARENT
     # backends/cuda holds only what the child loads; the parent's side of timing is timing/.
-    cuda = {_rel(p) for p in (JUDGE / "backends" / "cuda").rglob("*.py")}
+    cuda = {_rel(p) for p in (JUDGE / "kinds" / "cupy" / "backends" / "cuda").rglob("*.py")}
     assert cuda == set(CUDA.child_files) - set(BACKEND_CHILD_FILES)
-    assert all(_rel(p) in PARENT for p in (JUDGE / "timing").rglob("*.py"))
+    assert all(_rel(p) in PARENT for p in (JUDGE / "kinds" / "cupy" / "timing").rglob("*.py"))
 
 
 def test_child_side_imports_nothing_of_the_parent():
@@ -169,7 +172,7 @@ def test_shared_modules_import_only_shared_modules():
         assert GRAPH[m] <= set(SHARED), f"{m} imports {sorted(GRAPH[m] - set(SHARED))}"
 
 
-@pytest.mark.parametrize("module", sorted(PARENT | {"assessments/judge/child.py"}))
+@pytest.mark.parametrize("module", sorted(PARENT | {"assessments/judge/kinds/cupy/child.py"}))
 def test_no_backend_is_named_in_a_comparison(module):
     """What varies by backend is a method or attribute of the Backend (or the child's side),
     never `backend == "cpu"`."""

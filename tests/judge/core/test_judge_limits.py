@@ -5,7 +5,7 @@ ran into a 512 MiB RLIMIT_FSIZE and was reported as the candidate's runtime erro
 import pytest
 
 import gpu_tasks
-from assessments.judge.backends.base import BACKENDS
+from assessments.judge.kinds.cupy.backends.base import BACKENDS
 
 TASKS = gpu_tasks.all_tasks()
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from assessments.judge import Verdict, judge, kernels, listing, listing_text, nvrtc
+from assessments.judge import Verdict, judge, listing_text
+from assessments.judge.kinds.cupy import kernels, listing, nvrtc
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "submissions" / "vector_add"

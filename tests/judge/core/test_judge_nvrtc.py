@@ -1,7 +1,7 @@
 """NVRTC gate: resource report parsing, real compiles without a GPU, and log line mapping."""
 import pytest
 
-from assessments.judge import diagnostics, nvrtc
+from assessments.judge.kinds.cupy import diagnostics, nvrtc
 
 LOG = """ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function '_Z2tkIfEvPT_' for 'sm_90'

@@ -1,7 +1,7 @@
 """Theoretical occupancy on sm_90 for known cases (worked by hand from the calculator's rules)."""
 import pytest
 
-from assessments.judge.occupancy import limits_for, theoretical
+from assessments.judge.kinds.cupy.occupancy import limits_for, theoretical
 
 
 @pytest.mark.parametrize("regs,threads,smem,blocks,occ,limiter", [

@@ -1,7 +1,7 @@
 """Report: JSON shape, non-finite numbers, candidate view, text rendering, outcome mapping."""
 import json
 
-from assessments.judge.faults import from_error, from_incidents
+from assessments.judge.kinds.cupy.faults import from_error, from_incidents
 from assessments.judge.outcome import Scrubber
 from assessments.judge.report import KernelReport, MismatchReport, Report, TestReport, TimingReport
 from assessments.judge.sandbox import Limits
@@ -90,7 +90,7 @@ def test_scrubber(tmp_path):
 
 
 def test_a_kernel_reports_its_largest_launch_not_its_first():
-    from assessments.judge import kernel_log
+    from assessments.judge.kinds.cupy import kernel_log
     rec = kernel_log.KernelRecord(kind="raw", name="k", source="")
     kernel_log.record_launch(rec, (1,), (256,))           # the tiny test
     kernel_log.record_launch(rec, (4096,), (256,))        # the large one

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from assessments.judge.backends.base import CPU, CUDA
-from assessments.judge.faults import from_death
+from assessments.judge.kinds.cupy.backends.base import CPU, CUDA
+from assessments.judge.kinds.cupy.faults import from_death
 from assessments.judge.runner import ChildDied, ChildProcess
 from assessments.judge.sandbox import BUBBLEWRAP, UNSAFE, Limits, SandboxSpec, build_command, child_env
 from assessments.judge.verdicts import Verdict
@@ -129,7 +129,7 @@ def test_command_and_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("DATABASE_URL", "postgres://x")
     spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(), isolation=UNSAFE)
     cmd = build_command(spec, 5, 6)
-    assert cmd[1:5] == ["-s", "-B", "-m", "assessments.judge.child"]
+    assert cmd[1:5] == ["-s", "-B", "-m", "assessments.judge.kinds.cupy.child"]
     assert cmd[cmd.index("--request-fd") + 1] == "5"
     wrapped = build_command(replace(spec, isolation=BUBBLEWRAP), 5, 6)
     assert wrapped[wrapped.index("--") + 1:] == cmd
@@ -142,7 +142,7 @@ def test_command_and_environment(tmp_path, monkeypatch):
 @pytest.mark.slow  # generates the cuda-sized inputs (2^25 elements) in the parent
 def test_cuda_pipeline_with_a_stand_in_gpu_child(tmp_path, monkeypatch):
     from assessments.judge import judge
-    from assessments.judge.timing import peaks
+    from assessments.judge.kinds.cupy.timing import peaks
 
     def wrapper(spec, argv):
         return [sys.executable, FAKE, "vector_add_gpu"] + argv[argv.index("--backend"):]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from assessments.judge import cgroups, judge, sandbox, seccomp
-from assessments.judge import jobs as compile_jobs
-from assessments.judge.backends.base import BACKENDS, CPU, CUDA
+from assessments.judge.kinds.cupy import jobs as compile_jobs
+from assessments.judge.kinds.cupy.backends.base import BACKENDS, CPU, CUDA
 from assessments.judge.sandbox import CHILD_FILES, REPO_ROOT, Limits, SandboxSpec, bwrap_argv
 
 JUDGE = REPO_ROOT / "assessments" / "judge"
@@ -70,8 +70,8 @@ def _assert_imports_bound(start: list[Path], bound: list[Path], skip: Path | Non
 @pytest.mark.parametrize("backend", ["cpu", "cuda"])
 def test_import_audit_child_needs_only_what_is_bound(backend):
     bound = [(REPO_ROOT / f).resolve() for f in CHILD_FILES + BACKENDS[backend].child_files]
-    other = JUDGE / "backends" / ("cuda" if backend == "cpu" else "cpu")   # child.py's other branch
-    start = [JUDGE / "child.py"] + [p for b in bound if b.is_dir() for p in b.rglob("*.py")]
+    other = JUDGE / "kinds" / "cupy" / "backends" / ("cuda" if backend == "cpu" else "cpu")   # child.py's other branch
+    start = [JUDGE / "kinds" / "cupy" / "child.py"] + [p for b in bound if b.is_dir() for p in b.rglob("*.py")]
     _assert_imports_bound(start, bound, skip=other)
     assert (REPO_ROOT / "assessments" / "__init__.py").resolve() in bound
 
@@ -87,9 +87,9 @@ def test_nothing_holding_references_is_bound(tmp_path):
         rel = s.relative_to(REPO_ROOT).as_posix()
         assert rel in CHILD_FILES + CPU.child_files or rel.startswith(CPU.child_files[-1]) \
             or rel.startswith(".venv/"), rel
-    for forbidden in ("gpu_tasks", "assessments/judge/comparators.py", "assessments/judge/compare.py",
-                      "assessments/judge/engine.py", "assessments/judge/backends/base.py",
-                      "assessments/judge/timing", "instance", "tests"):
+    for forbidden in ("gpu_tasks", "assessments/judge/kinds/cupy/comparators.py", "assessments/judge/kinds/cupy/compare.py",
+                      "assessments/judge/engine.py", "assessments/judge/kinds/cupy/backends/base.py",
+                      "assessments/judge/kinds/cupy/timing", "instance", "tests"):
         assert not any(s == REPO_ROOT / forbidden or REPO_ROOT / forbidden in s.parents for s in sources)
     assert "--bind" not in args, "nothing of the host is writable"
     assert args[args.index("--tmpfs") - 1] == str(Limits().scratch_size)
@@ -174,8 +174,8 @@ def test_builds_come_read_only_from_the_runs_own_view(tmp_path):
 def test_the_compile_sandbox_binds_what_its_jobs_import():
     from assessments.judge import compile_sandbox
     bound = [(REPO_ROOT / f).resolve() for f in compile_jobs.COMPILE_FILES]
-    start = [JUDGE / "listing.py", JUDGE / "nvrtc.py",
-             JUDGE / "backends" / "cpu" / "emulator" / "compile_job.py"]
+    start = [JUDGE / "kinds" / "cupy" / "listing.py", JUDGE / "kinds" / "cupy" / "nvrtc.py",
+             JUDGE / "kinds" / "cupy" / "backends" / "cpu" / "emulator" / "compile_job.py"]
     assert all(any(p == b or b in p.parents for b in bound) for p in start)
     _assert_imports_bound(start, bound)
     args = compile_sandbox.command(compile_jobs.BUILD_MODULE, sandbox.BUBBLEWRAP, ("/x/core.o",),

@@ -2,9 +2,9 @@
 import pytest
 
 from assessments.judge import scoring
-from assessments.judge.backends.base import CPU, CUDA
-from assessments.judge.timing.peaks import H100_NOMINAL, Peaks
-from assessments.judge.timing.roofline import roofline
+from assessments.judge.kinds.cupy.backends.base import CPU, CUDA
+from assessments.judge.kinds.cupy.timing.peaks import H100_NOMINAL, Peaks
+from assessments.judge.kinds.cupy.timing.roofline import roofline
 from assessments.judge.verdicts import Verdict
 
 

@@ -1,7 +1,7 @@
 """The static screen: syntax, solve's arity, and every kind of refusal."""
 import pytest
 
-from assessments.judge.static import ALLOWED_MODULES, screen
+from assessments.judge.kinds.cupy.static import ALLOWED_MODULES, screen
 from assessments.judge.verdicts import Verdict
 
 GOOD = '''

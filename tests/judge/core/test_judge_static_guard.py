@@ -2,7 +2,7 @@
 numpy's file I/O; ordinary submissions (attribute writes on their own objects) still pass."""
 import pytest
 
-from assessments.judge.static import imported_names, screen
+from assessments.judge.kinds.cupy.static import imported_names, screen
 from assessments.judge.verdicts import Verdict
 
 SOLVE = "\n\ndef solve(a, b, c, n):\n    c[...] = a + b\n"

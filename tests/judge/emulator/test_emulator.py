@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from assessments.judge.backends.cpu.emulator import EmulatorError, build, compile_module
+from assessments.judge.kinds.cupy.backends.cpu.emulator import EmulatorError, build, compile_module
 
 
 @pytest.fixture(scope="session", autouse=True)

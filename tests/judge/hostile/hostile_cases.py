@@ -284,8 +284,8 @@ def solve(a, b, c, n):
 STEAL_REFERENCE = '''
 import gc, inspect, sys
 STOLEN = {}
-for name in ("gpu_tasks", "gpu_tasks.vector_add", "assessments.judge.comparators",
-             "assessments.judge.engine", "assessments.judge.compare"):
+for name in ("gpu_tasks", "gpu_tasks.vector_add", "assessments.judge.kinds.cupy.comparators",
+             "assessments.judge.engine", "assessments.judge.kinds.cupy.compare"):
     if name in sys.modules:
         STOLEN[name] = sys.modules[name]
     try:

@@ -16,7 +16,7 @@ import textwrap
 import pytest
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-SHIM = os.path.join(REPO, "assessments", "judge", "backends", "cpu", "shim")
+SHIM = os.path.join(REPO, "assessments", "judge", "kinds", "cupy", "backends", "cpu", "shim")
 MARK = "@@SHIM-RESULT@@"
 
 PROLOGUE = f"""
@@ -30,7 +30,7 @@ if os.environ.get("KP_SHIM_TEST_EMULATOR"):
     _kpshim.backend._cache["emu"] = importlib.import_module(os.environ["KP_SHIM_TEST_EMULATOR"])
 import numpy as np
 import cupy as cp
-from assessments.judge import kernel_log
+from assessments.judge.kinds.cupy import kernel_log
 kernel_log.configure(gate=GATE)
 R = {{}}
 """
@@ -43,13 +43,13 @@ def emulator_available() -> bool:
     if REPO not in sys.path:
         sys.path.insert(0, REPO)
     try:
-        spec = importlib.util.find_spec("assessments.judge.backends.cpu.emulator")
+        spec = importlib.util.find_spec("assessments.judge.kinds.cupy.backends.cpu.emulator")
     except ImportError:
         return False
     if spec is None:
         return False
     try:
-        mod = importlib.import_module("assessments.judge.backends.cpu.emulator")
+        mod = importlib.import_module("assessments.judge.kinds.cupy.backends.cpu.emulator")
     except Exception:
         return False
     return callable(getattr(mod, "compile_module", None))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 scipy_signal = pytest.importorskip("scipy.signal")
-SHIM = Path(__file__).resolve().parents[3] / "assessments" / "judge" / "backends" / "cpu" / "shim"
+SHIM = Path(__file__).resolve().parents[3] / "assessments" / "judge" / "kinds" / "cupy" / "backends" / "cpu" / "shim"
 
 
 def _signal_math():

@@ -5,9 +5,9 @@ import pytest
 from timing_helpers import FAKE_PEAKS, FIXTURES
 
 from assessments.judge.kinds.cupy import stages
-from assessments.judge.timing import nvml, peaks
-from assessments.judge.timing.session import TimingConfig
-from assessments.judge.timing.stats import StopRule
+from assessments.judge.kinds.cupy.timing import nvml, peaks
+from assessments.judge.kinds.cupy.timing.session import TimingConfig
+from assessments.judge.kinds.cupy.timing.stats import StopRule
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ thousandth of the truth: a forgery that got past the capture, which only the par
 import dataclasses
 import sys
 
-from assessments.judge.backends.cuda import timing
+from assessments.judge.kinds.cupy.backends.cuda import timing
 
 _capture = timing.capture
 
@@ -17,6 +17,6 @@ def _forged_capture(cp):
 
 timing.capture = _forged_capture
 
-from assessments.judge import child  # noqa: E402
+from assessments.judge.kinds.cupy import child  # noqa: E402
 
 sys.exit(child.main(sys.argv[1:]))

@@ -72,7 +72,7 @@ def _forge_wrapper(spec, argv):
 
 def test_measured_peaks_are_plausible_and_cached(tmp_path):
     env = {**os.environ, "KERNELPATH_GPU_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    p = subprocess.run([sys.executable, "-m", "assessments.judge.timing.peaks"], cwd=ROOT,
+    p = subprocess.run([sys.executable, "-m", "assessments.judge.kinds.cupy.timing.peaks"], cwd=ROOT,
                        env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
     entry = json.loads(p.stdout.strip().splitlines()[-1])

@@ -8,7 +8,8 @@ import sys
 import pytest
 from timing_helpers import FAKE_ENTRY, small_vector_add
 
-from assessments.judge import Verdict, judge, sanitizer
+from assessments.judge import Verdict, judge
+from assessments.judge.kinds.cupy import sanitizer
 from assessments.judge.sandbox import SandboxSpec
 
 FAKE_SANITIZER = FAKE_ENTRY.parent / "compute_sanitizer.py"

@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from assessments.judge import scoring
-from assessments.judge.timing import crosscheck as cc
-from assessments.judge.timing import roofline as rl
-from assessments.judge.timing.crosscheck import BatchWall
-from assessments.judge.timing.peaks import Peaks
-from assessments.judge.timing.roofline import roofline
+from assessments.judge.kinds.cupy.timing import crosscheck as cc
+from assessments.judge.kinds.cupy.timing import roofline as rl
+from assessments.judge.kinds.cupy.timing.crosscheck import BatchWall
+from assessments.judge.kinds.cupy.timing.peaks import Peaks
+from assessments.judge.kinds.cupy.timing.roofline import roofline
 from assessments.judge.verdicts import Verdict
 
 

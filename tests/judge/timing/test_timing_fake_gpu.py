@@ -137,7 +137,7 @@ def test_cpu_backend_has_no_timing():
 
 
 def test_unusable_scratch_during_timing_is_a_verdict_not_a_judge_error(fake_gpu, monkeypatch):
-    from assessments.judge import arrays
+    from assessments.judge.kinds.cupy import arrays
 
     real = arrays.write_inputs
 

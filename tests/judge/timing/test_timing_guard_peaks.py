@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from assessments.judge.timing import guard, nvml, peaks
+from assessments.judge.kinds.cupy.timing import guard, nvml, peaks
 
 
 @pytest.fixture
@@ -145,7 +145,7 @@ def test_for_device_reads_the_measuring_process(monkeypatch):
     first = peaks.for_device("0")
     assert first.measured and first.bandwidth_bytes_s == 3.0e12
     assert peaks.for_device("0") is first and len(calls) == 1          # once per process
-    assert calls[0][1:] == ["-m", "assessments.judge.timing.peaks"]
+    assert calls[0][1:] == ["-m", "assessments.judge.kinds.cupy.timing.peaks"]
 
 
 def test_for_device_falls_back_to_the_datasheet(monkeypatch):
@@ -161,7 +161,7 @@ def test_for_device_falls_back_to_the_datasheet(monkeypatch):
 
 def test_measuring_process_fails_cleanly_without_a_gpu(tmp_path):
     # Here (no GPU) the real process must exit non-zero rather than hang or print a fake entry.
-    p = subprocess.run([sys.executable, "-m", "assessments.judge.timing.peaks"],
+    p = subprocess.run([sys.executable, "-m", "assessments.judge.kinds.cupy.timing.peaks"],
                        capture_output=True, text=True, timeout=120,
                        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(peaks.Path(__file__).resolve().parents[3]),
                             peaks.CACHE_ENV: str(tmp_path)})

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assessments.judge.backends.cuda import timing
+from assessments.judge.kinds.cupy.backends.cuda import timing
 
 
 class _Arr:

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from timing_helpers import FAKE_PEAKS, small_vector_add
 
-from assessments.judge.timing.plan import Planner
-from assessments.judge.timing.session import TimingConfig, TimingSession
-from assessments.judge.timing.stats import StopRule
+from assessments.judge.kinds.cupy.timing.plan import Planner
+from assessments.judge.kinds.cupy.timing.session import TimingConfig, TimingSession
+from assessments.judge.kinds.cupy.timing.stats import StopRule
 from assessments.judge.outcome import Decided, Outcome
 from assessments.judge.verdicts import Verdict
 

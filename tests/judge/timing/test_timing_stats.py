@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from assessments.judge.timing.stats import MedianCI, StopRule, binomial_half_cdf, median_ci
+from assessments.judge.kinds.cupy.timing.stats import MedianCI, StopRule, binomial_half_cdf, median_ci
 
 
 def test_binomial_cdf_matches_exact_counts():

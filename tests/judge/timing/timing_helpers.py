@@ -6,8 +6,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from assessments.judge.timing import crosscheck
-from assessments.judge.timing.peaks import Peaks
+from assessments.judge.kinds.cupy.timing import crosscheck
+from assessments.judge.kinds.cupy.timing.peaks import Peaks
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]

@@ -8,11 +8,11 @@ class CupyKind:
     name = "cupy"
 
     def backend(self, name):
-        from ...backends.base import get_backend
+        from .backends.base import get_backend
         return get_backend(name)
 
     def backend_names(self) -> tuple[str, ...]:
-        from ...backends.base import BACKENDS
+        from .backends.base import BACKENDS
         return tuple(BACKENDS)
 
     def find_task(self, slug: str):

@@ -15,17 +15,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ... import arrays, compare, kernels, sanitizer, static
-from ...builds import RunBuilds
+from . import arrays, compare, kernels, sanitizer, static
+from .builds import RunBuilds
 from ...compile_stage import Budget
 from ...engine import Run
-from ...gate import RunGate
-from ...faults import from_death, from_error, from_incidents
+from .gate import RunGate
+from .faults import from_death, from_error, from_incidents
 from ...outcome import Decided, Outcome, Scrubber
 from ...report import TestReport
 from ...runner import ChildDied, ChildProcess
 from ...sandbox import REPO_ROOT, SandboxSpec
-from ...timing import guard, nvml, peaks, session
+from .timing import guard, nvml, peaks, session
 from ...verdicts import Verdict
 
 SOLUTION_FILE = "solution.py"

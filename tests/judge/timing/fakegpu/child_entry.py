@@ -14,6 +14,6 @@ if args[:1] == ["--fake-mode"]:
     os.environ["KP_FAKE_GPU_MODE"] = args[1]
     args = args[2:]
 
-from assessments.judge import child  # noqa: E402
+from assessments.judge.kinds.cupy import child  # noqa: E402
 
 sys.exit(child.main(args))

@@ -10,7 +10,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from .verdicts import Verdict
+from ...verdicts import Verdict
 
 MAX_SOURCE_BYTES = 256 * 1024
 

@@ -1,6 +1,6 @@
 """NVRTC compile gate and ptxas resource report, with no GPU and without importing `cupy`.
 
-Where it runs: in the judge, in the parent's compile sandbox (`python -m assessments.judge.nvrtc`:
+Where it runs: in the judge, in the parent's compile sandbox (`python -m assessments.judge.kinds.cupy.nvrtc`:
 one job of programs on stdin, their results with PTX and cubin on stdout; gate.py), asked by the
 child's kernel_log, which may not compile anything itself; elsewhere (the shim on its own,
 tests) in-process. Its diagnostics are mapped back to solution.py lines by diagnostics.py,

@@ -20,7 +20,7 @@ import secrets
 import shutil
 from dataclasses import dataclass
 
-from .verdicts import Verdict
+from ...verdicts import Verdict
 
 TOOLS = ("memcheck", "racecheck", "synccheck")
 PROGRAM_ENV = "KERNELPATH_COMPUTE_SANITIZER"

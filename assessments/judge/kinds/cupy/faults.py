@@ -7,8 +7,8 @@ import signal
 from typing import Protocol
 
 from . import diagnostics
-from .outcome import Outcome
-from .verdicts import INCIDENT_VERDICTS, Verdict
+from ...outcome import Outcome
+from ...verdicts import INCIDENT_VERDICTS, Verdict
 
 
 class FaultReader(Protocol):

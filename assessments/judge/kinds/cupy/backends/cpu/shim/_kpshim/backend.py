@@ -9,8 +9,8 @@ import sys
 
 from . import errors
 
-EMULATOR_MODULE = "assessments.judge.backends.cpu.emulator"
-KERNEL_LOG_MODULE = "assessments.judge.kernel_log"
+EMULATOR_MODULE = "assessments.judge.kinds.cupy.backends.cpu.emulator"
+KERNEL_LOG_MODULE = "assessments.judge.kinds.cupy.kernel_log"
 
 # EmulatorError.kind -> (verdict recorded as an incident, CUresult the candidate sees)
 ERROR_MAP = {

@@ -3,7 +3,7 @@
 Two ends. In the child, `programs` names each gated program by its source, options and name
 expressions (no tool runs there: the child may not start programs). The gate compiled them in
 the parent's compile sandbox (nvrtc.py), where their PTX and cubins stay in the parent's cache;
-`python -m assessments.judge.listing` runs nvdisasm on those cubins in the compile sandbox too
+`python -m assessments.judge.kinds.cupy.listing` runs nvdisasm on those cubins in the compile sandbox too
 (`run`), so no native tool ever reads a file the candidate's code could have shaped. The parent
 caches, caps and counts what comes back (gate.py, kernels.py, listing_text.py).
 """
@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 
-from .listing_text import BUDGET_S, CAP, cap_text
+from ...listing_text import BUDGET_S, CAP, cap_text
 
 ANSWER_BUDGET = 3 * 1024 * 1024  # all sources of one answer: JSON escaping stays under MAX_LINE
 NVDISASM_TIMEOUT_S = 20.0

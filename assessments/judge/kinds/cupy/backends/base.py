@@ -16,11 +16,11 @@ import os
 from pathlib import Path
 from typing import ClassVar
 
-from .. import seccomp
-from ..outcome import Outcome
-from ..sandbox import GiB, Limits
+from .... import seccomp
+from ....outcome import Outcome
+from ....sandbox import GiB, Limits
 from ..timing import guard
-from ..verdicts import Verdict
+from ....verdicts import Verdict
 
 
 class NoLock(contextlib.nullcontext):
@@ -32,10 +32,11 @@ class NoLock(contextlib.nullcontext):
 
 
 # The child's modules on every backend (beside sandbox.CHILD_FILES and each backend's own).
-CHILD_FILES = ("assessments/judge/child.py", "assessments/judge/kernel_log.py",
-               "assessments/judge/nvrtc.py", "assessments/judge/diagnostics.py",
-               "assessments/judge/listing.py", "assessments/judge/listing_text.py",
-               "assessments/judge/backends/__init__.py")
+CHILD_FILES = ("assessments/judge/kinds/__init__.py", "assessments/judge/kinds/cupy/__init__.py",
+               "assessments/judge/kinds/cupy/child.py", "assessments/judge/kinds/cupy/kernel_log.py",
+               "assessments/judge/kinds/cupy/nvrtc.py", "assessments/judge/kinds/cupy/diagnostics.py",
+               "assessments/judge/kinds/cupy/listing.py", "assessments/judge/listing_text.py",
+               "assessments/judge/kinds/cupy/backends/__init__.py")
 # site-packages entries the child and the cupyx.jit helper import (numpy, CuPy and its CUDA
 # pieces); the compile sandbox's jobs (NVRTC, the emulator's builder) bind the same.
 SITE_ENTRIES = ("numpy", "numpy.libs", "cupy", "cupyx", "cupy_backends", "cupy_cuda*.libs", "cuda",
@@ -50,7 +51,7 @@ class Backend:
     name: ClassVar[str]
     limits: ClassVar[Limits]                  # the defaults; judge(limits=...) replaces them
     child_files: ClassVar[tuple[str, ...]]    # bound for the child besides sandbox.CHILD_FILES
-    child_module: ClassVar[str] = "assessments.judge.child"   # the child's entry (python -m)
+    child_module: ClassVar[str] = "assessments.judge.kinds.cupy.child"   # the child's entry (python -m)
     site_entries: ClassVar[tuple[str, ...]] = SITE_ENTRIES
     description: ClassVar[str]                # where the tests ran, for the accepted message
     checking: ClassVar[bool] = False          # every test runs the emulator's checking build
@@ -101,7 +102,7 @@ class CpuBackend(Backend):
 
     name = "cpu"
     limits = Limits()
-    child_files = CHILD_FILES + ("assessments/judge/backends/cpu",)
+    child_files = CHILD_FILES + ("assessments/judge/kinds/cupy/backends/cpu",)
     description = "the CPU backend (correctness only; timing needs a GPU)"
     checking = True
     refuses_stray_tasks = True
@@ -141,10 +142,10 @@ class CudaBackend(Backend):
     # matrix alone is 512 MiB); tests/judge/core/test_judge_limits.py keeps every task inside.
     limits = Limits(address_space=None, data_size=32 * GiB, memory=48 * GiB, scratch_size=8 * GiB,
                     cpu_s=300, wall_s=300.0, op_wall_s=60.0, file_size=2 * GiB)
-    child_files = CHILD_FILES + ("assessments/judge/backends/cuda/__init__.py",
-                   "assessments/judge/backends/cuda/child.py",
-                   "assessments/judge/backends/cuda/wrap.py",
-                   "assessments/judge/backends/cuda/timing.py")
+    child_files = CHILD_FILES + ("assessments/judge/kinds/cupy/backends/cuda/__init__.py",
+                   "assessments/judge/kinds/cupy/backends/cuda/child.py",
+                   "assessments/judge/kinds/cupy/backends/cuda/wrap.py",
+                   "assessments/judge/kinds/cupy/backends/cuda/timing.py")
     description = "the GPU"
     timed = True
     sanitized = True     # the small tests again under compute-sanitizer (sanitizer.py)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import base64
 import binascii
 
-from . import build_cache, jobs
-from .compile_stage import OverBudget, Service, valid
+from ... import build_cache
+from . import jobs
+from ...compile_stage import OverBudget, Service, valid
 
 
 class RunBuilds(Service):

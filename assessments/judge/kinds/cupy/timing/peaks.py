@@ -1,7 +1,7 @@
 """The device's measured peaks (copy bandwidth, cuBLAS FP32, TF32 and BF16 rates), cached per
 device.
 
-Run as `python -m assessments.judge.timing.peaks [--refresh]`: a trusted process of its own (no
+Run as `python -m assessments.judge.kinds.cupy.timing.peaks [--refresh]`: a trusted process of its own (no
 submission in it) that measures once per device name + driver and keeps the result in
 `<cache dir>/kernelpath/gpu_peaks.json`. The judge's parent asks it through `for_device()`, so
 the parent itself never imports CuPy. `Peaks` is what the roofline (roofline.py) is drawn with.
@@ -232,7 +232,7 @@ def measure(cp) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="assessments.judge.timing.peaks")
+    parser = argparse.ArgumentParser(prog="assessments.judge.kinds.cupy.timing.peaks")
     parser.add_argument("--refresh", action="store_true", help="measure even if cached")
     args = parser.parse_args(argv)
     import cupy as cp
@@ -266,11 +266,11 @@ def for_device(token: str = "0", timeout_s: float = 600.0) -> Peaks:
     marked unmeasured when measuring fails (the timing is then flagged for review)."""
     if token in _MEMO:
         return _MEMO[token]
-    root = Path(__file__).resolve().parents[3]
+    root = Path(__file__).resolve().parents[5]
     env = dict(os.environ)
     env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
-        p = subprocess.run([sys.executable, "-m", "assessments.judge.timing.peaks"],
+        p = subprocess.run([sys.executable, "-m", "assessments.judge.kinds.cupy.timing.peaks"],
                            cwd=str(root), env=env, capture_output=True, text=True, timeout=timeout_s)
         lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
         if p.returncode != 0 or not lines:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from .comparators import COMPARATORS
-from .outcome import Decided, Outcome
-from .report import MismatchReport, TestReport
+from ...outcome import Decided, Outcome
+from ...report import MismatchReport, TestReport
 from .task import Task
-from .verdicts import Verdict
+from ...verdicts import Verdict
 
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

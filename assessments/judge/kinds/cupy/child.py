@@ -1,6 +1,6 @@
 """The untrusted side: imports the submission and runs `solve` on arrays the parent prepared.
 
-Run as `python -m assessments.judge.child`. It must stay lean and must never import the task bank,
+Run as `python -m assessments.judge.kinds.cupy.child`. It must stay lean and must never import the task bank,
 the comparators or anything holding seeds or references: it only sees the inputs of the test at
 hand. What differs by backend is the backend's child side, backends/<name>/child.py.
 """
@@ -17,8 +17,9 @@ import time
 import traceback
 from pathlib import Path
 
-from . import exec_ban, kernel_log
-from .protocol import encode
+from ... import exec_ban
+from . import kernel_log
+from ...protocol import encode
 
 MODULE_NAME = "solution"
 _EMULATOR_KINDS = {"compile_error", "race_detected", "memory_error", "deadlock", "timeout",
@@ -277,7 +278,7 @@ def classify(exc: BaseException) -> tuple[str, dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="assessments.judge.child")
+    parser = argparse.ArgumentParser(prog="assessments.judge.kinds.cupy.child")
     parser.add_argument("--backend", choices=tuple(SIDES), required=True)
     parser.add_argument("--scratch", required=True)
     parser.add_argument("--request-fd", type=int, required=True)

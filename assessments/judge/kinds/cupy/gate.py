@@ -18,14 +18,15 @@ import re
 import shutil
 import site
 
-from . import build_cache, compile_sandbox, jobs
-from .compile_sandbox import JobFailed
-from .compile_stage import OverBudget, Service, valid
-from .listing_text import BUDGET_S, CAP, cap_text
-from .sandbox import REPO_ROOT
+from ... import build_cache, compile_sandbox
+from . import jobs
+from ...compile_sandbox import JobFailed
+from ...compile_stage import OverBudget, Service, valid
+from ...listing_text import BUDGET_S, CAP, cap_text
+from ...sandbox import REPO_ROOT
 
 _ARCH = re.compile(r"^sm_\d{2,3}[af]?$")
-NVRTC_MODULE = "assessments.judge.nvrtc"
+NVRTC_MODULE = "assessments.judge.kinds.cupy.nvrtc"
 # Listings that come out the same on every try (others, cut short by time, are made again).
 _STABLE_NOTES = (None, "SASS unavailable: NVRTC gave no cubin")
 
@@ -197,7 +198,7 @@ def _tools() -> list:
     """What a gate result or listing depends on besides its program: the judge's NVRTC and
     listing code, NVRTC itself, the headers' packages and nvdisasm."""
     parts = [build_cache.key((REPO_ROOT / rel).read_text())
-             for rel in ("assessments/judge/nvrtc.py", "assessments/judge/listing.py")]
+             for rel in ("assessments/judge/kinds/cupy/nvrtc.py", "assessments/judge/kinds/cupy/listing.py")]
     paths = [p for sp in site.getsitepackages()
              for pattern in ("nvidia/cu13/lib/libnvrtc*.so*", "nvidia/cu13/bin/nvdisasm",
                              "nvidia_*.dist-info", "cupy*.dist-info")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .outcome import Decided, Outcome
+from ...outcome import Decided, Outcome
 from .task import Task
-from .verdicts import Verdict
+from ...verdicts import Verdict
 
 
 def write_inputs(task: Task, inputs: dict, path: Path) -> list[dict]:
