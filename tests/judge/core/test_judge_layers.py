@@ -209,6 +209,22 @@ def test_the_core_knows_kinds_only_through_the_registry():
     assert not {d for d in GRAPH[_rel(registry)] if "/kinds/" in d and d != _rel(registry)}
 
 
+CORE = ("engine.py", "outcome.py", "verdicts.py", "report.py", "scoring.py", "sandbox.py",
+        "runner.py", "cgroups.py", "seccomp.py", "exec_ban.py", "protocol.py", "compile_stage.py",
+        "compile_sandbox.py", "build_cache.py", "listing_text.py", "__init__.py", "__main__.py",
+        "kinds/__init__.py")
+
+
+def test_no_core_module_imports_a_kind():
+    # The judge's core: every module outside kinds/<name>/ (the CLI asks the registry for the
+    # backends' names); a kind imports the core, never the other way round.
+    core = {p for p in JUDGE.rglob("*.py") if "kinds" not in p.relative_to(JUDGE).parts[:-1]
+            or p.relative_to(JUDGE).as_posix() == "kinds/__init__.py"}
+    assert {p.relative_to(JUDGE).as_posix() for p in core} == set(CORE)
+    for path in core:
+        assert not {d for d in GRAPH[_rel(path)] if "/kinds/" in d and not d.endswith("kinds/__init__.py")}, path
+
+
 def test_every_known_kind_satisfies_the_interface():
     from assessments.judge import kinds
 
