@@ -4,9 +4,9 @@ from flask_smorest.fields import Upload
 from marshmallow import Schema
 
 from accounts.tokens import api_user, token_required
-from assessments.schemas import ProfileSchema, ProfileTextSchema
 
 from . import profiles
+from .schemas import ProfileSchema, ProfileTextSchema
 from .resume import uploaded_resume_text
 
 blp = Blueprint("candidates", __name__, url_prefix="/api/v1/candidates",
