@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from ...outcome import Decided, Outcome
-from .task import Task
 from ...verdicts import Verdict
+from .task import Task
 
 
 def write_inputs(task: Task, inputs: dict, path: Path) -> list[dict]:

@@ -13,8 +13,8 @@ import base64
 import binascii
 
 from ... import build_cache
-from . import jobs
 from ...compile_stage import OverBudget, Service, valid
+from . import jobs
 
 
 class RunBuilds(Service):

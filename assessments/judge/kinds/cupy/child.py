@@ -18,8 +18,8 @@ import traceback
 from pathlib import Path
 
 from ... import exec_ban
-from . import kernel_log
 from ...protocol import encode
+from . import kernel_log
 
 MODULE_NAME = "solution"
 _EMULATOR_KINDS = {"compile_error", "race_detected", "memory_error", "deadlock", "timeout",

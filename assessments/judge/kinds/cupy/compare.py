@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .comparators import COMPARATORS
 from ...outcome import Decided, Outcome
 from ...report import MismatchReport, TestReport
-from .task import Task
 from ...verdicts import Verdict
+from .comparators import COMPARATORS
+from .task import Task
 
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

@@ -6,9 +6,9 @@ from __future__ import annotations
 import signal
 from typing import Protocol
 
-from . import diagnostics
 from ...outcome import Outcome
 from ...verdicts import INCIDENT_VERDICTS, Verdict
+from . import diagnostics
 
 
 class FaultReader(Protocol):

@@ -19,11 +19,11 @@ import shutil
 import site
 
 from ... import build_cache, compile_sandbox
-from . import jobs
 from ...compile_sandbox import JobFailed
 from ...compile_stage import OverBudget, Service, valid
 from ...listing_text import BUDGET_S, CAP, cap_text
 from ...sandbox import REPO_ROOT
+from . import jobs
 
 _ARCH = re.compile(r"^sm_\d{2,3}[af]?$")
 NVRTC_MODULE = "assessments.judge.kinds.cupy.nvrtc"

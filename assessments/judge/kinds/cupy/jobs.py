@@ -2,8 +2,8 @@
 they import (tests/judge/core/test_judge_sandbox.py audits them)."""
 from __future__ import annotations
 
-from .backends.base import SITE_ENTRIES
 from ...compile_sandbox import JobFiles
+from .backends.base import SITE_ENTRIES
 
 BUILD_MODULE = "assessments.judge.kinds.cupy.backends.cpu.emulator.compile_job"
 LISTING_MODULE = "assessments.judge.kinds.cupy.listing"

@@ -2,9 +2,9 @@
 and the PTX/SASS listings the child sent, capped again and scrubbed whatever they hold."""
 from __future__ import annotations
 
-from . import occupancy
 from ...listing_text import CAP, NOTE_CAP, cap_text
 from ...report import KernelReport
+from . import occupancy
 
 
 def kernel_reports(records: list[dict], arch: str, listings: dict | None = None,

@@ -15,18 +15,18 @@ from pathlib import Path
 
 import numpy as np
 
-from . import arrays, compare, kernels, sanitizer, static
-from .builds import RunBuilds
 from ...compile_stage import Budget
 from ...engine import Run
-from .gate import RunGate
-from .faults import from_death, from_error, from_incidents
 from ...outcome import Decided, Outcome, Scrubber
 from ...report import TestReport
 from ...runner import ChildDied, ChildProcess
 from ...sandbox import REPO_ROOT, SandboxSpec
-from .timing import guard, nvml, peaks, session
 from ...verdicts import Verdict
+from . import arrays, compare, kernels, sanitizer, static
+from .builds import RunBuilds
+from .faults import from_death, from_error, from_incidents
+from .gate import RunGate
+from .timing import guard, nvml, peaks, session
 
 SOLUTION_FILE = "solution.py"
 # Timing knobs (repeats, pool, re-checks): timing/session.py; tests may replace this.

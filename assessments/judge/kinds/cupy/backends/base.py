@@ -19,8 +19,8 @@ from typing import ClassVar
 from .... import seccomp
 from ....outcome import Outcome
 from ....sandbox import GiB, Limits
-from ..timing import guard
 from ....verdicts import Verdict
+from ..timing import guard
 
 
 class NoLock(contextlib.nullcontext):

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import arrays, compare
 from ....outcome import Decided, Outcome
 from ....report import TestReport, TimingReport
-from ..task import Task
 from ....verdicts import Verdict
+from .. import arrays, compare
+from ..task import Task
 from . import crosscheck
 from .peaks import Peaks
 from .plan import Planner
