@@ -12,7 +12,9 @@ nothing, and a submission whose attempts all died ends `failed` rather than runn
 from __future__ import annotations
 
 import logging
+import os
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -145,8 +147,25 @@ def grade_in_process(database_url: str, submission_id: int,
 
 
 def warm_up() -> None:
-    """A grading process's start: the judge imported before the first submission arrives."""
+    """A grading process's start: it ends with the service, and the judge is imported before the
+    first submission arrives."""
+    follow_parent()
     import assessments.judge  # noqa: F401
+
+
+def follow_parent(poll_s: float = 1.0) -> None:
+    """End this process soon after its parent, however the parent ended. A pool's workers wait on
+    a queue whose write end they hold themselves, so a service killed with SIGKILL would leave
+    them waiting for ever; an orphan is adopted by another process, which changes its parent id.
+    (A grade under way is lost with the service anyway: its claim sends it to the next start.)"""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="follow-parent", daemon=True).start()
 
 
 def pending_ids(engine: Engine) -> list[tuple[int, str]]:

@@ -84,3 +84,42 @@ def test_a_grading_process_that_dies_is_replaced_and_the_work_graded_once(local_
     # The replaced pool grades the next submission as usual.
     again = _submit(client, user, fixture_source("vector_add", "raw_kernel"))
     assert wait_final(client, f"/api/v1/submissions/{again}", user.headers)["verdict"] == "accepted"
+
+
+_ORPHAN_SCRIPT = """
+import os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+import multiprocessing
+from assessments import grading
+pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                           initializer=grading.warm_up)
+print(pool.submit(os.getpid).result(), flush=True)
+time.sleep(600)
+"""
+
+
+def test_grading_processes_end_when_the_service_is_killed():
+    # A service killed with SIGKILL (the OOM killer, `kill -9`) must not leave its grading
+    # processes behind, waiting for ever on their queue.
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from assessment_helpers import ROOT
+    service = subprocess.Popen([sys.executable, "-c", _ORPHAN_SCRIPT], cwd=ROOT,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(service.stdout.readline())
+    finally:
+        service.send_signal(signal.SIGKILL)
+        service.wait()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(worker, signal.SIGKILL)
+    raise AssertionError("the grading process outlived the service by a minute")
