@@ -112,3 +112,33 @@ def test_a_recruiter_ranks_the_candidates_of_a_job(server, browser):
         cards[0].find_element(By.LINK_TEXT, "Match report").click()
         WebDriverWait(browser, 30).until(EC.url_contains("/report"))
         assert "for “GPU Kernel Engineer”" in browser.page_source
+
+
+def test_a_candidate_types_a_profile_and_sees_the_claims_apart_from_verified_skills(server, browser):
+    base, _ = server
+    token = signup(base, "grace@profile.test")
+    status, me = call(base, "GET", "/api/v1/auth/me", token=token)
+    assert status == 200
+    browser.delete_all_cookies()
+    with screenshots_on_failure(browser, "profile"):
+        browser.get(base + "/login")
+        sign_in(browser, "grace@profile.test")
+        WebDriverWait(browser, 20).until(EC.url_changes(base + "/login"))
+        browser.find_element(By.LINK_TEXT, "My profile").click()
+        WebDriverWait(browser, 20).until(EC.url_contains(f"/candidates/{me['id']}/profile"))
+        field = browser.find_element(By.ID, "profile-text")
+        field.clear()
+        field.send_keys("5 years of CUDA and C++, NCCL for multi-GPU training. MS in Computer Science.")
+        browser.find_element(By.CSS_SELECTOR, "form.profile-text button[type=submit]").click()
+        WebDriverWait(browser, 20).until(EC.text_to_be_present_in_element((By.TAG_NAME, "body"),
+                                                                          "Profile saved."))
+        claimed = browser.find_element(By.ID, "claimed-h").find_element(By.XPATH, "..").text
+        assert "CUDA" in claimed and "NCCL" in claimed
+        # Nothing graded yet: a claim is never shown as verified.
+        verified = browser.find_element(By.ID, "verified-h").find_element(By.XPATH, "..").text
+        assert "CUDA" not in verified
+        browser.refresh()
+        assert "NCCL" in browser.find_element(By.ID, "profile-text").get_attribute("value")
+        assert_accessible(browser)
+        screenshot(browser, "profile")
+        screenshot(browser, "profile-phone", PHONE[0])
