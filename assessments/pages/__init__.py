@@ -8,6 +8,6 @@ is NotFound, and otherwise a message in the page's form with its status
 then a redirect to the submission's page); with it they post the same form with fetch and get
 JSON back.
 """
-from .base import bp, verdict_info, _markdown  # noqa: F401  (the blueprint; helpers tests use)
+from .base import bp  # noqa: F401  (the blueprint the routes below register on)
 # The routes, by area: each registers on `bp`.
 from . import hiring, tasks  # noqa: E402,F401

@@ -188,7 +188,7 @@ def test_task_page_has_statement_arguments_starters_and_editor(client):
 
 
 def test_statement_markdown_keeps_raw_html_out():
-    from assessments.pages import _markdown
+    from assessments.pages.base import _markdown
 
     html = str(_markdown("# T\n\n<script>alert(1)</script>\n\n<b onclick=x>hi</b> "
                          "[x](javascript:alert(1))\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", "T"))
@@ -613,7 +613,7 @@ def test_navigation_by_role(app, make_user):
 
 
 def test_a_python_syntax_error_is_not_called_a_kernel_that_did_not_compile():
-    from assessments.pages import verdict_info
+    from assessments.pages.base import verdict_info
     python = verdict_info("compile_error", "syntax error at solution.py:4: unexpected indent")
     kernel = verdict_info("compile_error", "the kernel 'k' did not compile: solution.py:7: error")
     assert "Python" in python["text"] and "kernel" not in python["text"].lower()

@@ -163,7 +163,7 @@ class RunGate(Service):
             job = compile_sandbox.Job(jobs.LISTING_MODULE,
                                       {"cubins": list(paths), "budget_s": BUDGET_S},
                                       timeout_s=BUDGET_S + 5, isolation=self.isolation, readonly=paths,
-                                      limits=self.compile_limits(), files=jobs.FILES)
+                                      limits=self.compile_limits(), files=self.job_files)
         except JobFailed:
             return None
         self._pending.append((job, keys))

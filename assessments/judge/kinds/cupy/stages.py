@@ -137,10 +137,6 @@ def describe(run: CupyRun) -> None:
     _collect_output(run)
 
 
-def run_test(run: CupyRun, index: int, case, test: TestReport) -> None:
-    _test(run, index, case, test)
-
-
 def _sanitize(run: CupyRun) -> None:
     """cuda: the small tests run again under each compute-sanitizer tool (sanitizer.py), each
     in a child of its own; the first tool that finds an error decides. Where the tool is missing
@@ -248,7 +244,9 @@ def _builds_failed(run: CupyRun) -> None:
             raise Decided(Outcome(Verdict.INTERNAL_ERROR, service.failure))
 
 
-def _test(run: CupyRun, index: int, case, test: TestReport) -> None:
+def run_test(run: CupyRun, index: int, case, test: TestReport) -> None:
+    """One test: inputs generated from the run's seed into the child's scratch, `run` in the
+    child, the outputs read back and compared; Decided when it fails."""
     task = run.task
     rng = np.random.default_rng([run.seed, index])
     inputs = task.generate(rng, dict(case.dims))
