@@ -125,10 +125,18 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
                                                   "counted": False,
                                                   "note": "sample runs are not scored"}
     else:
-        sc = scoring.score(report.verdict, backend.timed,
-                           t.roofline["fraction"] if t and t.roofline else None,
-                           eligible=bool(t.leaderboard_eligible) if t else True)
-        report.score, report.score_detail = sc.total, sc.to_dict()
+        est = report.profile
+        if t is None and est is not None:
+            # estimated, not measured: the same 40 points from the estimate's roofline fraction
+            sc = scoring.score(report.verdict, True, est.get("roofline_fraction"),
+                               eligible=bool(est.get("eligible")))
+            detail = {**sc.to_dict(), "estimated": True}
+        else:
+            sc = scoring.score(report.verdict, backend.timed,
+                               t.roofline["fraction"] if t and t.roofline else None,
+                               eligible=bool(t.leaderboard_eligible) if t else True)
+            detail = sc.to_dict()
+        report.score, report.score_detail = sc.total, detail
     report.elapsed_s = round(time.monotonic() - started, 3)
     return report
 

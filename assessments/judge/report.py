@@ -115,6 +115,9 @@ class Report:
     suite: str = "tests"                     # "samples": the visible samples only, never scored
     # cuda: the small tests under compute-sanitizer (sanitizer.py): ran, cases, tools, seconds
     sanitizer: dict | None = None
+    # cpu: the estimated H100 time at the benchmark size, its bound, hints and counters per
+    # source line (kinds/cupy/perfmodel.py); never a measurement
+    profile: dict | None = None
     version: int = JSON_VERSION
     # Seconds per stage of the judging (start, imports, load, build, tests, listings, teardown):
     # for the operator's benchmarks, never in the JSON.

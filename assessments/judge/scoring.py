@@ -36,9 +36,9 @@ def score(verdict: Verdict | str, timed: bool, roofline_fraction: float | None =
     from the roofline fraction unless the timing is flagged for review (`eligible` False)."""
     if Verdict(verdict) is not Verdict.ACCEPTED:
         return Score(0.0, 0.0, 0.0 if timed else None, MAX_POINTS)
+    if timed and not eligible:
+        return Score(CORRECTNESS_POINTS, CORRECTNESS_POINTS, 0.0, MAX_POINTS, withheld=True)
     if not timed or roofline_fraction is None:
         return Score(CORRECTNESS_POINTS, CORRECTNESS_POINTS, None, MAX_POINTS)
-    if not eligible:
-        return Score(CORRECTNESS_POINTS, CORRECTNESS_POINTS, 0.0, MAX_POINTS, withheld=True)
     perf = performance_points(roofline_fraction)
     return Score(round(CORRECTNESS_POINTS + perf, 2), CORRECTNESS_POINTS, perf, MAX_POINTS)

@@ -29,6 +29,7 @@ class RunBuilds(Service):
         super().__init__(*args, **kwargs)
         self.view = self.cache.view()
         self._setup: tuple | None = None
+        self.maps: dict[str, dict] = {}   # file in the view -> its profile map (checking builds)
 
     def close(self) -> None:
         self.view.close()
@@ -47,7 +48,11 @@ class RunBuilds(Service):
             if not entry.get("ok"):
                 return {"ok": False, "log": str(entry.get("log", ""))}
             try:
-                return {"ok": True, "file": self.view.add(keys[checking]), "meta": entry.get("meta") or {}}
+                meta = dict(entry.get("meta") or {})
+                name = self.view.add(keys[checking])
+                if meta.get("profile_map"):
+                    self.maps[name] = meta.pop("profile_map")   # the judge's, the child has no use for it
+                return {"ok": True, "file": name, "meta": meta}
             except FileNotFoundError:
                 continue
         raise RuntimeError("the build was evicted from the cache as soon as it was made")

@@ -157,6 +157,21 @@ class Child:
         return {"ok": True, "elapsed_s": elapsed,
                 "returned": None if returned is None else type(returned).__name__}
 
+    def op_profile(self, msg: dict) -> dict:
+        """Call solve once at the benchmark size with the stand-in counting (cpu backend)."""
+        self._require_solve()
+        recorder = self.side.profiler()
+        if recorder is None:
+            return {"ok": False, "error": {"type": "Unsupported", "kind": "protocol",
+                                           "message": "profiling needs the cpu backend"}}
+        self.side.set_checking(self.cp, False)
+        self.side.set_kernel_timeout(self.cp, msg.get("kernel_timeout_s"))
+        args = self._mapped_arguments(msg)
+        start = time.perf_counter()
+        with recorder:
+            self.solve(*args)
+        return {"ok": True, "elapsed_s": time.perf_counter() - start, "profile": recorder.result()}
+
     def op_time_setup(self, msg: dict) -> dict:
         """Place the benchmark's input variants and the buffer pool (see backends/cuda/timing.py)."""
         self._require_solve()
@@ -227,6 +242,22 @@ class Child:
             else:
                 args.append(spec["scalar"])
         return args, arrays
+
+    def _mapped_arguments(self, msg: dict) -> list:
+        """solve's arguments with each array mapped copy-on-write from `<inputs_dir>/<name>.npy`
+        (read-only files; what solve writes stays private to this process)."""
+        import numpy as np
+        args = []
+        for spec in msg["args"]:
+            if "array" in spec:
+                name = str(spec["array"])
+                if "/" in name or name.startswith("."):
+                    raise SetupError(f"bad input name {name!r}")
+                mapped = np.load(os.path.join(msg["inputs_dir"], name + ".npy"), mmap_mode="c")
+                args.append(mapped.view(np.ndarray).view(self.cp.ndarray))
+            else:
+                args.append(spec["scalar"])
+        return args
 
     def _synchronize(self) -> None:
         try:

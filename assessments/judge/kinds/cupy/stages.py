@@ -22,7 +22,7 @@ from ...report import TestReport
 from ...runner import ChildDied, ChildProcess
 from ...sandbox import REPO_ROOT, SandboxSpec
 from ...verdicts import Verdict
-from . import arrays, compare, kernels, sanitizer, static
+from . import arrays, compare, kernels, perfmodel, profile_inputs, sanitizer, static
 from .builds import RunBuilds
 from .faults import from_death, from_error, from_incidents
 from .gate import RunGate
@@ -48,6 +48,7 @@ class CupyRun(Run):
     gpu: dict = field(default_factory=dict)   # GPU lock state (cuda), for the timing report
     kernel_listings: dict | None = None   # record key -> (ptx, sass, note), from the child
     unlisted: str | None = None           # why no kernel has listings (the child ended first)
+    profile_inputs: tuple | None = None   # (folder, args) of the benchmark-size inputs (cpu)
 
     def services(self) -> dict:
         return {"gate": self.gate, "build": self.builds}
@@ -74,9 +75,16 @@ def child_session(run: CupyRun, wrapper):
         run.builds = RunBuilds(run.backend, run.limits, run.isolation, budget=budget)
         run.gate = RunGate(run.backend, run.limits, run.isolation, run.builds.cache, budget)
         run.gate.prefetch = run.listings   # each new cubin's SASS starts beside the tests
+        bench = run.task.bench.get("cuda")
+        if run.backend.profiled and bench:
+            try:
+                run.profile_inputs = profile_inputs.prepare(run.task, dict(bench))
+            except OSError:
+                run.profile_inputs = None   # the profile says so; the tests go on
         spec = SandboxSpec(scratch=scratch, backend=run.backend, limits=run.limits, wrapper=wrapper,
                            isolation=run.isolation, builds_view=str(run.builds.view.path),
-                           emulator_fingerprint=run.backend.emulator_fingerprint())
+                           emulator_fingerprint=run.backend.emulator_fingerprint(),
+                           readonly_paths=(run.profile_inputs[0],) if run.profile_inputs else ())
         run.report.sandbox = spec.mode
         run.child = ChildProcess(spec)
         run.child.services.update(build=run.builds.serve, gate=run.gate.serve)
@@ -118,16 +126,60 @@ def load(run: CupyRun) -> None:
 
 
 def after_tests(run: CupyRun) -> None:
-    """What runs once every test passed: compute-sanitizer on cuda."""
+    """What runs once every test passed: compute-sanitizer on cuda; on the samples, the
+    estimate where the backend profiles (a candidate iterates on it in seconds)."""
     with run.stage("sanitizer"):
         _sanitize(run)
+    if run.report.suite == "samples":
+        measure(run)
 
 
 def measure(run: CupyRun) -> None:
-    """An accepted solution timed at the task's benchmark size, where the backend times."""
+    """An accepted solution timed at the task's benchmark size where the backend times, or its
+    time on an H100 estimated from the emulator's counters where it profiles (perfmodel.py)."""
     if run.backend.timed and run.task.bench.get(run.backend.name):
         with run.stage("timing"):
             _time(run)
+    elif run.backend.profiled and run.task.bench.get("cuda"):
+        with run.stage("profile"):
+            _profile(run)
+
+
+def _profile(run: CupyRun) -> None:
+    """`solve` once at the cuda backend's benchmark size, each launch on a sample of its blocks
+    in the instrumented build; the counters become report.profile. Never changes the verdict:
+    a profile that fails says why and gives no estimate."""
+    dims = dict(run.task.bench["cuda"])
+    if run.profile_inputs is None:
+        run.report.profile = _no_profile(dims, "the benchmark-size inputs could not be made")
+        return
+    folder, args = run.profile_inputs
+    try:
+        ans = run.child.request({"op": "profile", "inputs_dir": str(folder), "args": args,
+                                 "kernel_timeout_s": run.limits.kernel_timeout_s},
+                                run.limits.op_wall_s * 3)
+    except ChildDied:
+        run.report.profile = _no_profile(dims, "the program ended while it was profiled")
+        return
+    msg = ans.message
+    if not msg.get("ok"):
+        err = msg.get("error") or {}
+        why = run.scrub(str(err.get("detail") or err.get("message") or "it failed"))[:600]
+        run.report.profile = _no_profile(dims, f"the profile run failed: {why}")
+        return
+    records = msg.get("kernels") or run.snapshot.get("kernels") or []
+    try:
+        run.report.profile = perfmodel.estimate(msg.get("profile") or {}, run.builds.maps, records,
+                                                run.task, dims, run.source)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:   # a malformed answer
+        run.report.profile = _no_profile(dims, f"the counters were unusable ({type(exc).__name__})")
+
+
+def _no_profile(dims: dict, why: str) -> dict:
+    return {"model": perfmodel.MODEL_VERSION, "device": perfmodel.H100.name + " (estimated)",
+            "dims": dims, "estimated": True, "estimated_us": None, "bound": None,
+            "roofline_fraction": None, "eligible": False, "hints": [], "lines": [], "launches": [],
+            "error": why}
 
 
 def describe(run: CupyRun) -> None:

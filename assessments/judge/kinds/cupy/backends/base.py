@@ -57,6 +57,7 @@ class Backend:
     checking: ClassVar[bool] = False          # every test runs the emulator's checking build
     refuses_stray_tasks: ClassVar[bool] = False   # threads or processes left after solve: an error
     timed: ClassVar[bool] = False             # a timing run, and performance points
+    profiled: ClassVar[bool] = False          # an estimate from the emulator's counters instead
     sanitized: ClassVar[bool] = False         # the small tests again under compute-sanitizer
 
     def binds(self) -> list[str]:
@@ -105,6 +106,7 @@ class CpuBackend(Backend):
     child_files = CHILD_FILES + ("assessments/judge/kinds/cupy/backends/cpu",)
     description = "the CPU backend (correctness only; timing needs a GPU)"
     checking = True
+    profiled = True
     refuses_stray_tasks = True
 
     def emulator_core(self) -> str | None:

@@ -42,6 +42,11 @@ class CpuSide:
     def harness(self, solve):
         return None
 
+    def profiler(self):
+        """A recorder that, while entered, profiles every launch (shim/_kpshim/profiling.py)."""
+        from _kpshim import profiling
+        return profiling.Recorder()
+
 
 def _parent_builder(view: str):
     """build.build in the child: the parent compiles (builds.py) and links the library into the

@@ -38,6 +38,9 @@ class CudaSide:
     def set_kernel_timeout(self, cp, seconds: float | None) -> None:
         """The GPU's own watchdog and the parent's wall clock bound a launch."""
 
+    def profiler(self):
+        return None   # measured, not estimated
+
     def harness(self, solve):
         """The timing harness (timing.py), or None where CuPy was not set up."""
         if self.gpu is None:

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import profile_map
 from . import source as src
 from .errors import EmulatorError
 
@@ -30,7 +31,14 @@ OBJCOPY = "objcopy"
 CXXFLAGS = ["-O2", "-fPIC", "-fno-strict-aliasing", "-fno-threadsafe-statics", "-fvisibility=hidden",
             "-fno-plt", "-w"]
 MIN_STACK_KIB, MAX_STACK_KIB = 64, 1024
-CHECK_FLAGS = ["-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0", "-DKP_CHECKING=1"]
+# The checking build also profiles (runtime/core/profile.cpp): a callback per basic block, line
+# tables with inline frames, and no vectorising, so that instructions count one per operation.
+# fmaf() becomes one instruction where the CPU has FMA, as on the GPU (the rounding is the same);
+# a * b + c stays two (no contraction), so results match the plain build's.
+HOST_FMA = ["-mfma", "-ffp-contract=off"] if " fma " in (
+    open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else "") else []
+CHECK_FLAGS = ["-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0",
+               "-fsanitize-coverage=trace-pc", "-g", "-fno-tree-vectorize", "-fpeel-loops", *HOST_FMA, "-DKP_CHECKING=1"]
 _fingerprint: list[str] = []
 _builder: list = []   # the judge child's remote builder (use_builder), else builds happen here
 
@@ -75,6 +83,8 @@ def fingerprint() -> str:
                 h.update(p.read_bytes())
         h.update(Path(__file__).read_bytes())
         h.update(Path(src.__file__).read_bytes())
+        h.update(Path(profile_map.__file__).read_bytes())
+        h.update(" ".join(CHECK_FLAGS).encode())
         try:
             h.update(subprocess.run([CXX, "--version"], capture_output=True, check=True).stdout)
         except (OSError, subprocess.CalledProcessError) as exc:
@@ -255,7 +265,7 @@ def _build_in(tmp, source, flags, std, name_expressions, checking, core) -> dict
                 *flags, "tu.cpp", "-o", "tu.ii"], tmp, "preprocessing")
     if pre.returncode != 0:
         raise EmulatorError("compile_error", "", _explained(_clean_log(pre.stderr, tmp), source))
-    pp = Path(tmp, "tu.ii").read_text()
+    pp = unroll_pragmas(Path(tmp, "tu.ii").read_text())
     kernels = src.find_kernels(pp)
     entry_code, entries = _entries(kernels, name_expressions)
     rewrites = src.shared_rewrites(pp) + src.device_variable_rewrites(pp)
@@ -283,7 +293,9 @@ def _build_in(tmp, source, flags, std, name_expressions, checking, core) -> dict
             r = _run([CXX, f"-std={std}", *CXXFLAGS, "-fstack-usage", "-shared", "final.ii", str(core),
                       "-o", "module.so", "-Wl,-z,defs"], tmp, "compiling")
         if r.returncode == 0:
+            profile = profile_map.build_map(str(Path(tmp, "module.so")), tmp) if checking and instrument else None
             return {
+                "profile_map": profile,
                 "stack_kib": _stack_kib(tmp),
                 "kernels": [{"name": k.name, "qualified": k.qualified, "template": k.is_template,
                              "extern_c": k.is_extern_c, "params": k.params} for k in kernels],
@@ -296,6 +308,15 @@ def _build_in(tmp, source, flags, std, name_expressions, checking, core) -> dict
         if n == 0:
             log = r.stderr
     raise EmulatorError("compile_error", "", _explained(_clean_log(log, tmp), source))
+
+
+_UNROLL = re.compile(r"^([ \t]*)#[ \t]*pragma[ \t]+unroll\b[ \t]*\(?[ \t]*(\d*)[ \t]*\)?[ \t]*$", re.M)
+
+
+def unroll_pragmas(pp: str) -> str:
+    """CUDA's `#pragma unroll [N]` as GCC's (which ignores CUDA's): loops unrolled as nvcc
+    unrolls them, for the speed of the emulated run and for instruction counts like the GPU's."""
+    return _UNROLL.sub(lambda m: f"{m.group(1)}#pragma GCC unroll {m.group(2) or 64}", pp)
 
 
 _NO_LIBRARY = re.compile(r"fatal error: ((cub|thrust)/[^:\s]*): No such file or directory")

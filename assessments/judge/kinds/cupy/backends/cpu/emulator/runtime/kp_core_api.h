@@ -21,7 +21,7 @@ KP_HIDDEN unsigned kp_activemask();
 KP_HIDDEN void kp_note_float_atomic();
 KP_HIDDEN int kp_printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 KP_HIDDEN void* kp_shared_alloc(size_t size, size_t align, const char* name, size_t itemsize, int rank);
-KP_HIDDEN void kp_atomic_access(const volatile void* p, unsigned n);
+KP_HIDDEN void kp_atomic_access(const volatile void* p, unsigned n, void* pc);
 extern KP_HIDDEN char* const kp_dyn_smem;
 
 }  // namespace kp

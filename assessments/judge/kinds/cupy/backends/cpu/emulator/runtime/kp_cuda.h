@@ -55,7 +55,9 @@
 // Atomics must not be seen as plain loads and stores by the instrumentation, and an
 // uninstrumented function cannot be inlined into an instrumented one.
 #define KP_ATOM inline __attribute__((no_sanitize_thread, noinline))
-#define KP_ATOM_HOOK(p) ::kp::kp_atomic_access(static_cast<const volatile void*>(p), sizeof(*(p)))
+// the atomic is a function of its own here: its caller's address names the kernel's line
+#define KP_ATOM_HOOK(p) \
+    ::kp::kp_atomic_access(static_cast<const volatile void*>(p), sizeof(*(p)), __builtin_return_address(0))
 #define KP_FI inline
 #else
 #define KP_ATOM inline __attribute__((always_inline))

@@ -68,7 +68,7 @@ struct LaunchDesc {
     int32_t xblock_ok;      // the source synchronises blocks itself (__threadfence): no cross-block reports
     int32_t status;         // out
     int32_t float_atomics;  // out: floating-point atomics ran (their order changes rounding)
-    int32_t reserved;
+    int32_t profile;        // checking build, run once: count (profile.cpp) instead of checking races
     char message[4096];     // out
 };
 

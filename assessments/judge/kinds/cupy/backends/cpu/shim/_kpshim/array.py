@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy
 
-from . import alloc
+from . import alloc, profiling
 
 _np = numpy.ndarray
 
@@ -101,7 +101,10 @@ class ndarray(numpy.ndarray):
         out = kwargs.get("out")
         if out is not None:
             kwargs["out"] = tuple(unwrap(o) for o in (out if isinstance(out, tuple) else (out,)))
-        result = getattr(ufunc, method)(*(unwrap(x) for x in inputs), **kwargs)
+        with profiling.array_op(f"{ufunc.__name__}.{method}" if method != "__call__" else ufunc.__name__,
+                                inputs) as op:
+            result = getattr(ufunc, method)(*(unwrap(x) for x in inputs), **kwargs)
+            op.done(result if out is None else kwargs["out"])
         if out is not None:
             outs = out if isinstance(out, tuple) else (out,)
             return outs[0] if len(outs) == 1 else outs
@@ -137,6 +140,7 @@ class ndarray(numpy.ndarray):
 
     def get(self, stream=None, order="C", out=None, blocking=True):
         """Copy to a numpy.ndarray (the host)."""
+        profiling.transfer("d2h", self.nbytes)
         if out is not None:
             if not isinstance(out, _np) or isinstance(out, ndarray):
                 raise TypeError("Only numpy.ndarray can be obtained from cupy.ndarray")

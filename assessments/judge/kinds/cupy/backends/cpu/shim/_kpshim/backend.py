@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from . import errors
+from . import errors, profiling
 
 EMULATOR_MODULE = "assessments.judge.kinds.cupy.backends.cpu.emulator"
 KERNEL_LOG_MODULE = "assessments.judge.kinds.cupy.kernel_log"
@@ -156,6 +156,9 @@ def launch(record, function, name: str, grid: tuple, block: tuple, args: list,
     _note_arguments(record, function, name, args)
     emu = emulator()
     try:
+        if profiling.active() is not None:
+            profiling.launch(record, function, name, grid, block, args, shared_mem, timeout_s())
+            return
         function.launch(grid, block, args, shared_mem, checking=checking(), timeout_s=timeout_s())
     except emu.EmulatorError as exc:
         raise _translate(exc, name) from None

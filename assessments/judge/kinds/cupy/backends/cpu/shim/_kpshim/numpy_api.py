@@ -6,6 +6,7 @@ import types
 
 import numpy
 
+from . import profiling
 from .array import _is_plain_numpy, _unsupported, ndarray, unwrap, wrap
 
 
@@ -55,7 +56,10 @@ def wrap_function(func, name: str):
     @functools.wraps(func)
     def call(*args, **kwargs):
         reject_host_arrays(args, kwargs)
-        return wrap(func(*args, **kwargs))
+        with profiling.array_op(name, args, kwargs) as op:
+            result = wrap(func(*args, **kwargs))
+            op.done(result)
+        return result
     call._kp_numpy = func
     return call
 
@@ -126,6 +130,7 @@ def as_device(obj, dtype=None, copy=True, order="K", ndmin=0) -> ndarray:
                            ndmin=ndmin)
     else:
         host = numpy.array(unwrap(obj), dtype=dtype, order=order, ndmin=ndmin)
+        profiling.transfer("h2d", host.nbytes)
     if not host.flags.c_contiguous:
         return host.view(ndarray)
     return from_numpy(host)

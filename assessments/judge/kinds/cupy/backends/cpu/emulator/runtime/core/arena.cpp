@@ -79,6 +79,34 @@ extern "C" __attribute__((visibility("default"))) int kp_arena_create(int n, con
     return h;
 }
 
+// Profiling runs on the arrays themselves: an arena that only names them (no gaps, no copies).
+extern "C" __attribute__((visibility("default"))) int kp_arena_borrow(int n, const uint64_t* los,
+                                                                       const uint64_t* sizes) {
+    using namespace kp::core;
+    if (n < 0 || n > 64) return -1;
+    int h = -1;
+    for (int i = 0; i < 8; i++)
+        if (!g_arenas[i].used) { h = i; break; }
+    if (h < 0) return -1;
+    Arena& A = g_arenas[h];
+    memset(&A, 0, sizeof A);
+    A.used = 1;
+    A.borrowed = 1;
+    A.n = unsigned(n);
+    uintptr_t lo = ~uintptr_t(0), hi = 0;
+    for (int i = 0; i < n; i++) {
+        A.bufs[i].lo = uintptr_t(los[i]);
+        A.bufs[i].hi = uintptr_t(los[i]) + sizes[i];
+        A.bufs[i].itemsize = 1;
+        snprintf(A.bufs[i].label, sizeof A.bufs[i].label, "argument %d", i);
+        if (A.bufs[i].lo < lo) lo = A.bufs[i].lo;
+        if (A.bufs[i].hi > hi) hi = A.bufs[i].hi;
+    }
+    A.base = reinterpret_cast<char*>(n ? lo : 0);
+    A.span = n ? hi - lo : 0;
+    return h;
+}
+
 extern "C" __attribute__((visibility("default"))) void kp_arena_label(int h, int i, const char* label, int64_t itemsize) {
     using namespace kp::core;
     if (h < 0 || h >= 8 || !g_arenas[h].used || i < 0 || unsigned(i) >= g_arenas[h].n) return;
@@ -110,7 +138,7 @@ extern "C" __attribute__((visibility("default"))) void kp_arena_destroy(int h) {
     if (g_act == &A) g_act = nullptr;
     for (unsigned i = 0; i < A.n; i++)
         if (A.bufs[i].shadow) munmap(A.bufs[i].shadow, A.bufs[i].shadow_bytes);
-    munmap(A.base, A.span);
+    if (!A.borrowed) munmap(A.base, A.span);
     A.used = 0;
 }
 

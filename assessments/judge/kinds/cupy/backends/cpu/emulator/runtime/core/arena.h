@@ -18,6 +18,7 @@ struct GBuf {
 
 struct Arena {
     int used;
+    int borrowed;      // the arrays' own memory, not copies (profiling: nothing is compared)
     char* base;
     size_t span;
     unsigned n;

@@ -8,6 +8,7 @@
 
 #include "bounds.h"
 #include "fiber.h"
+#include "profile.h"
 #include "scheduler.h"
 #include "shared.h"
 #include "signals.h"
@@ -84,11 +85,13 @@ int kp_run_grid(LaunchDesc* L, void (*run)(void*), void* ctx) {
     g_s.float_atomics = 0;
     g_dyn_bytes = L->dyn_shared;
     g_checking = L->checking != 0;
-    g_mute = g_checking && L->reverse;
+    g_profiling = g_checking && L->profile;
+    g_mute = (g_checking && L->reverse) || g_profiling;
     install_signals(L->timeout_s);
     if (sigsetjmp(g_jmp, 1) == 0) {
         g_in_launch = 1;
         if (g_checking) checking_begin(L);
+        if (g_profiling) profile_launch_begin(L);
         run_blocks(L);
     } else {
         g_s.cur = nullptr;
@@ -97,6 +100,7 @@ int kp_run_grid(LaunchDesc* L, void (*run)(void*), void* ctx) {
     g_in_launch = 0;
     restore_signals();
     if (g_checking) checking_end();
+    g_profiling = false;
     L->float_atomics = g_s.float_atomics;
     fflush(stdout);
     return L->status;

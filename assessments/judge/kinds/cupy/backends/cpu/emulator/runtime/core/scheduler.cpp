@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "launch.h"
+#include "profile.h"
 #include "race.h"
 #include "shared.h"
 #include "warp.h"
@@ -80,7 +81,8 @@ void begin_block(uint64_t linear_block) {
         for (unsigned s = 0; s < kCollSlots; s++) g_b.coll[w][s].active = 0;
     }
     poison_shared();
-    if (g_checking) note_block_start(linear_block);
+    if (g_profiling) profile_block_begin();
+    else if (g_checking) note_block_start(linear_block);
 }
 
 void run_block() {
@@ -94,7 +96,8 @@ void run_block() {
         }
         report_deadlock("deadlock: ");
     }
-    if (g_checking) check_suspects();
+    if (g_profiling) profile_block_end();
+    else if (g_checking) check_suspects();
 }
 
 [[noreturn]] void fiber_entry() {
@@ -135,6 +138,7 @@ __attribute__((noinline)) void run_blocks(const LaunchDesc* L) {
     uint64_t gx = L->grid[0], gy = L->grid[1], nb = gx * gy * L->grid[2];
     for (uint64_t i = 0; i < nb; i++) {
         uint64_t b = L->reverse ? nb - 1 - i : i;
+        if (g_profiling && !profile_runs_block(b)) continue;
         blockIdx.x = unsigned(b % gx);
         blockIdx.y = unsigned((b / gx) % gy);
         blockIdx.z = unsigned(b / (gx * gy));
@@ -152,6 +156,7 @@ unsigned kp_barrier(int line, int pred) {
     Fiber* f = g_s.cur;
     if (__builtin_expect(!f, 0)) fail(ST_LAUNCH, "__syncthreads() called outside a kernel");
     if (!f->bound) bind(f);
+    if (g_profiling) profile_barrier(line);
     Block& b = g_b;
     if (b.bar_arrived == 0) {
         b.bar_line = line;

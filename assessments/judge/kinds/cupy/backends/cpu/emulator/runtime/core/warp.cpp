@@ -3,6 +3,7 @@
 #include "warp.h"
 
 #include "launch.h"
+#include "profile.h"
 
 namespace kp::core {
 
@@ -149,6 +150,7 @@ uint64_t kp_warp_op(int kind, unsigned mask, uint64_t val, int param, int width,
     Fiber* f = g_s.cur;
     if (__builtin_expect(!f, 0)) fail(ST_LAUNCH, "warp operation called outside a kernel");
     if (!f->bound) bind(f);
+    if (g_profiling) profile_warp_op(line);
     unsigned w = f->tid >> 5, lane = f->tid & 31;
     mask |= 1u << lane;
     WarpColl* c = nullptr;
