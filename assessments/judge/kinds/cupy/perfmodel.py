@@ -190,6 +190,7 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
             site.update(sectors=s["sectors"] * scale, ideal=s["ideal"] * scale)
         if kind == "atomic":
             x["atomics"] += s["accesses"] * scale
+        if kind == "atomic" and not s["space"]:   # shared-memory atomics are its wavefronts
             atomics += s["accesses"] * scale
             same = s["max_same"] * (scale if s["shared_addr"] else 1)
             worst_same = max(worst_same, same)
@@ -207,8 +208,7 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
         dram += (min(b["read"] * scale, b["sectors"]) + min(b["written"] * scale, b["sectors"])) * 32
     l2_bytes = l2_sectors * 32
     concurrent = min(nblocks, dev.sms * per_sm)
-    sample_unique = sum(b["read"] + b["written"] for b in c.get("buffers") or []) * 32
-    wave = sample_unique / run * concurrent
+    wave = _wave_footprint(c, run, concurrent)
     usable = dev.l2_bytes * dev.l2_usable
     if wave > usable and l2_bytes > dram:
         dram += (l2_bytes - dram) * (1 - usable / wave)
@@ -254,6 +254,21 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
             "simt_efficiency": simt, "occupancy": occ.occupancy, "occupancy_limited_by": occ.limited_by,
             "registers": regs, "memory_parallelism": mem_eff, "lines": lines, "sites": sites,
             "instrumented": bool(c.get("instrumented")), "dropped": int(t.get("dropped", 0))}
+
+
+def _wave_footprint(c: dict, run: int, concurrent: int) -> float:
+    """Bytes the blocks resident at once touch: what each block shares with the others once, plus
+    its own part once per block. From the sample: the sum of each block's own sectors is
+    run * (shared + own), the sample's distinct sectors shared + run * own."""
+    per_block = sum(s["l1_new"] for s in c.get("sites") or [] if not s["space"])    # summed over blocks
+    distinct = sum(min(b["read"] + b["written"], 2 * b["sectors"]) for b in c.get("buffers") or [])
+    whole = sum(2 * b["sectors"] for b in c.get("buffers") or [])
+    if run > 1:
+        shared = max(per_block - distinct, 0) / (run - 1)
+        own = max(distinct - shared, 0) / run
+    else:
+        shared, own = 0.0, per_block
+    return 32 * min(shared + concurrent * own, whole)
 
 
 def _array_op(op: dict, dev: Device) -> dict:

@@ -151,9 +151,7 @@ def _lines(so_path: str, cwd: str, addrs: list[int], timeout_s: float) -> dict[i
         if current is None or current in found:
             continue
         path, _, rest = row.rpartition(":")
-        # tu.cpp only includes the runtime and kernel.cu: g++ names it for some of kernel.cu's
-        # lines (stores through the references that __shared__ arrays become)
-        if path.rsplit("/", 1)[-1] in (CANDIDATE_FILE, "tu.cpp"):
+        if path.rsplit("/", 1)[-1] == CANDIDATE_FILE:
             m = re.match(r"(\d+)", rest)
             if m and int(m.group(1)) > 0:
                 found[current] = int(m.group(1))

@@ -113,8 +113,10 @@ void shared_access(uintptr_t a, unsigned n, int kind, uintptr_t pc) {
 // `pc` is where the kernel made the access (profiling attributes it to a source line).
 inline void kp_access(const volatile void* p, unsigned n, int kind, void* pc) {
     uintptr_t a = reinterpret_cast<uintptr_t>(p), at = reinterpret_cast<uintptr_t>(pc);
-    if (a - g_ga_lo < g_ga_span) global_access(a, n, kind, at);
-    else if (a - g_sa_lo < g_sa_span || a - g_da_lo < g_da_span) shared_access(a, n, kind, at);
+    // shared memory first: a profiled launch's borrowed arrays may span it (they are not
+    // packed into one arena)
+    if (a - g_sa_lo < g_sa_span || a - g_da_lo < g_da_span) shared_access(a, n, kind, at);
+    else if (a - g_ga_lo < g_ga_span) global_access(a, n, kind, at);
 }
 }  // namespace
 

@@ -261,6 +261,16 @@ void finish(const Req& r) {
                 if (nw[bank] > worst) worst = nw[bank];
             }
         }
+        if (s.kind == 2) {
+            // lanes updating the same word take turns
+            for (unsigned l = 0; l < 32; l++) {
+                if (!(r.mask >> l & 1)) continue;
+                unsigned same = 0;
+                for (unsigned j = 0; j < 32; j++)
+                    same += (r.mask >> j & 1) && (r.addr[j] >> 2) == (r.addr[l] >> 2);
+                if (same > worst) worst = same;
+            }
+        }
         uint64_t ideal = (uint64_t(active) * r.size + 127) / 128;
         s.ideal += ideal;
         s.wavefronts += worst > ideal ? worst : ideal;
@@ -336,7 +346,7 @@ void record(uintptr_t a, unsigned n, int kind, uintptr_t pc, int space, int buf)
         if (n > r.size) r.size = n;
         break;
     }
-    if (kind == 2 && g_natom < kAtom) {
+    if (kind == 2 && space == 0 && g_natom < kAtom) {   // global atomics: contention per address
         unsigned h2 = unsigned(mix(a)) & (kAtom * 2 - 1);
         for (;;) {
             Atom& t = g_atom[h2];
