@@ -107,9 +107,10 @@ def estimate(answer: dict, maps: dict, records: list[dict], task, dims: dict,
         out["estimated_us"] = round(total_s * 1e6, 3)
     sampled = [p for p in launches if p["blocks_profiled"] < p["blocks"]]
     if sampled:
-        notes.append(f"{len(sampled)} launch(es) ran {min(p['blocks_profiled'] for p in sampled)} to "
-                     f"{max(p['blocks_profiled'] for p in sampled)} of their blocks; the counters were "
-                     "scaled to the whole grid (exact where blocks do the same work)")
+        notes.append(f"{len(sampled)} launch(es) ran {_g(min(p['blocks_profiled'] for p in sampled))} to "
+                     f"{_g(max(p['blocks_profiled'] for p in sampled))} of their blocks; the counters were "
+                     "scaled to the whole grid (exact where blocks, and the threads of a block stopped "
+                     "part-way, do the same work)")
     out["notes"] = notes
     return out
 
@@ -125,7 +126,8 @@ def _record(records: list[dict], key) -> dict:
 def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
     c = row["counters"]
     t = c["totals"]
-    run = max(int(t["blocks_run"]), 1)
+    # blocks that ran, a block stopped part-way (the access budget) counting for its share
+    run = max(int(t["blocks_run"]) + int(t.get("partial_ppm", 0)) / 1e6, 1e-6)
     nblocks = int(t["blocks_total"])
     scale = nblocks / run
     repeats = max(int(row.get("repeats", 1)), 1)
@@ -263,11 +265,11 @@ def _wave_footprint(c: dict, run: int, concurrent: int) -> float:
     per_block = sum(s["l1_new"] for s in c.get("sites") or [] if not s["space"])    # summed over blocks
     distinct = sum(min(b["read"] + b["written"], 2 * b["sectors"]) for b in c.get("buffers") or [])
     whole = sum(2 * b["sectors"] for b in c.get("buffers") or [])
-    if run > 1:
+    if run >= 2:
         shared = max(per_block - distinct, 0) / (run - 1)
         own = max(distinct - shared, 0) / run
     else:
-        shared, own = 0.0, per_block
+        shared, own = 0.0, per_block / run
     return 32 * min(shared + concurrent * own, whole)
 
 
@@ -444,6 +446,10 @@ def _limit(p: dict) -> str:
         return f"{p['registers']} registers per thread"
     return {"shared_memory": "shared memory per block", "warps": "threads per block",
             "blocks": "blocks per SM"}.get(why, why)
+
+
+def _g(x: float) -> str:
+    return f"{x:.3g}"
 
 
 def _size(n: float) -> str:

@@ -16,7 +16,8 @@ from .errors import EmulatorError
 MAX_THREADS = 1024
 DEFAULT_SHARED_LIMIT = 48 * 1024
 MAX_SHARED_OPTIN = 227 * 1024
-_STATUS_KIND = {1: "deadlock", 2: "timeout", 3: "memory_error", 4: "race_detected", 5: "launch_error"}
+_STATUS_KIND = {1: "deadlock", 2: "timeout", 3: "memory_error", 4: "race_detected", 5: "launch_error",
+                6: "profile_cut"}
 _LOCK = threading.RLock()   # the runtime keeps its scheduler in globals: one launch at a time
 _libs: dict[str, ctypes.CDLL] = {}
 
@@ -59,7 +60,7 @@ class _ProfLine(ctypes.Structure):
 
 class _ProfTotals(ctypes.Structure):
     _fields_ = [(n, ctypes.c_uint64) for n in ("blocks_total", "blocks_run", "threads_run", "accesses",
-                                               "flushes", "nsites", "nbbs", "nlines", "nbufs", "dropped")]
+                                               "flushes", "partial_ppm", "nsites", "nbbs", "nlines", "nbufs", "dropped")]
 
 
 class _ProfBuf(ctypes.Structure):
@@ -258,6 +259,9 @@ class Kernel:
                 try:
                     self._run(lib, grid, block, shared_mem, self._pack(args, {}), 0, True, deadline,
                               profile=True)
+                except EmulatorError as exc:
+                    if exc.kind != "profile_cut":
+                        raise
                 finally:
                     lib.kp_arena_activate(-1)
                 counters = _read_profile(lib)

@@ -55,6 +55,7 @@ namespace kp {
 // Result codes shared with launch.py.
 enum Status : int32_t {
     ST_OK = 0, ST_DEADLOCK = 1, ST_TIMEOUT = 2, ST_MEMORY = 3, ST_RACE = 4, ST_LAUNCH = 5,
+    ST_PROFILE_CUT = 6,   // a profiled block ran past the access budget: counted so far, then stopped
 };
 
 // Launch description filled by launch.py (ctypes mirror: launch.py _Desc).

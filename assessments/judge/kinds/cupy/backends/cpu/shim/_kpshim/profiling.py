@@ -97,6 +97,14 @@ class array_op:
         return False
 
 
+def library_op(name: str, bytes_in: int, bytes_out: int) -> None:
+    """An operation CuPy runs with its own tuned kernels (a ReductionKernel): noted by its bytes."""
+    rec = active()
+    if rec is not None and not getattr(_state, "depth", 0):
+        _note(rec.array_ops, {"op": name, "bytes_in": int(bytes_in), "bytes_out": int(bytes_out),
+                              "shapes": []})
+
+
 def transfer(direction: str, nbytes: int) -> None:
     """A copy between host and device memory: `h2d` or `d2h`."""
     rec = active()

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "arena.h"
+#include "launch.h"
 #include "scheduler.h"
 #include "shared.h"
 
@@ -52,6 +53,7 @@ struct Line {            // barriers and warp collectives by source line
 
 struct Totals {
     uint64_t blocks_total, blocks_run, threads_run, accesses, flushes;
+    uint64_t partial_ppm;   // a block stopped part-way: the share of its threads that started, per million
     uint64_t nsites, nbbs, nlines, nbufs;
     uint64_t dropped;    // records that found no room (the counters are then a lower bound)
 };
@@ -116,6 +118,8 @@ unsigned g_nbufs;
 uint64_t g_blocks_total, g_blocks_run, g_threads, g_accesses, g_flushes, g_dropped;
 uint64_t g_sample_first[2], g_sample_count[2];
 uint64_t g_budget = 6u << 20;   // accesses after which no further block starts
+uint64_t g_hard_cap = 24u << 20; // accesses after which even the first block stops
+uint64_t g_partial_ppm;
 unsigned g_max_blocks = 16;
 uint32_t g_block_seq;
 
@@ -308,8 +312,18 @@ void flush_cov() {
     g_ncov = 0;
 }
 
+[[noreturn]] void cut() {
+    // one block of a grid-stride loop over the whole input: stop and scale by the threads that
+    // started (exact when they do the same work, as such loops' threads do)
+    flush_requests();
+    flush_cov();
+    g_partial_ppm = uint64_t(g_s.next) * 1000000 / (g_s.nthreads ? g_s.nthreads : 1);
+    if (g_partial_ppm == 0) g_partial_ppm = 1;
+    fail(ST_PROFILE_CUT, "profile stopped after %llu accesses", (unsigned long long)g_accesses);
+}
+
 void record(uintptr_t a, unsigned n, int kind, uintptr_t pc, int space, int buf) {
-    g_accesses++;
+    if (++g_accesses > g_hard_cap) cut();
     uint64_t p = off(pc);
     int si = site_of(p, kind, space, n, buf);
     if (si < 0) { g_dropped++; return; }
@@ -396,7 +410,7 @@ void profile_launch_begin(const LaunchDesc* L) {
     memset(g_bb_slot, 0xff, sizeof g_bb_slot);
     memset(g_atom, 0, sizeof(Atom) * kAtom * 2);
     g_nsite = g_nbb = g_nline = g_natom = 0;
-    g_blocks_run = g_threads = g_accesses = g_flushes = g_dropped = 0;
+    g_blocks_run = g_threads = g_accesses = g_flushes = g_dropped = g_partial_ppm = 0;
     g_block_seq = 0;
     g_blocks_total = uint64_t(L->grid[0]) * L->grid[1] * L->grid[2];
     // Two runs of neighbouring blocks, at the grid's start and middle: neighbours share what
@@ -464,6 +478,7 @@ extern "C" __attribute__((visibility("default"))) int kp_profile_read(
     t->threads_run = g_threads;
     t->accesses = g_accesses;
     t->flushes = g_flushes;
+    t->partial_ppm = g_partial_ppm;
     t->dropped = g_dropped;
     t->nsites = g_nsite;
     t->nbbs = g_nbb;
