@@ -110,9 +110,58 @@ class SubmissionSummarySchema(Schema):
     finished_at = UtcDateTime(allow_none=True)
 
 
+_NUM = {"type": "number", "nullable": True}
+# report.profile: the cpu backend's estimate (assessments/judge/kinds/cupy/perfmodel.py). Other
+# tools read estimated_us, bound and hints by these names.
+PROFILE_JSON_SCHEMA = {
+    "type": "object", "nullable": True,
+    "description": "cpu backend only: the time an H100 SXM would take at the task's benchmark size, "
+                   "estimated from the emulator's counters (never measured)",
+    "properties": {
+        "estimated": {"type": "boolean", "description": "always true: an estimate, not a measurement"},
+        "device": {"type": "string", "example": "H100 SXM (estimated)"},
+        "dims": {"type": "object", "additionalProperties": {"type": "integer"},
+                 "description": "the benchmark size estimated (the cuda backend's)"},
+        "estimated_us": {**_NUM, "description": "estimated H100 time of the largest benchmark "
+                                                "size, in microseconds; null when no estimate"},
+        "bound": {"type": "string", "nullable": True,
+                  "description": "what limits it: DRAM, L2, L1, shared memory, issue, FP32, FP64, "
+                                 "atomics, latency/occupancy, too little parallelism, launch, "
+                                 "host copies"},
+        "roofline_fraction": {**_NUM, "description": "the task's roofline time over the estimate "
+                                                     "(the performance points' basis)"},
+        "floor_us": _NUM,
+        "eligible": {"type": "boolean", "description": "false: no performance points (see error or hints)"},
+        "hints": {"type": "array", "description": "what to change, most costly first",
+                  "items": {"type": "object", "properties": {
+                      "cost_us": {**_NUM, "description": "estimated time the issue costs"},
+                      "text": {"type": "string"}}}},
+        "lines": {"type": "array", "description": "counters per source line (launches summed)",
+                  "items": {"type": "object", "properties": {
+                      "line": {"type": "integer", "nullable": True,
+                               "description": "line of the submitted file, where the kernel's source is found in it"},
+                      "kernel_line": {"type": "integer"}, "text": {"type": "string"},
+                      "warp_inst": {"type": "number"}, "fp32": {"type": "number"},
+                      "global_requests": {"type": "number"}, "sectors": {"type": "number"},
+                      "ideal_sectors": {"type": "number"}, "coalescing": _NUM,
+                      "shared_requests": {"type": "number"}, "wavefronts": {"type": "number"},
+                      "ideal_wavefronts": {"type": "number"}, "bank_conflict_ways": _NUM,
+                      "atomics": {"type": "number"}, "barriers": {"type": "number"},
+                      "warp_ops": {"type": "number"}}}},
+        "launches": {"type": "array", "items": {"type": "object"},
+                     "description": "each kernel launch, array operation and host copy with its estimate"},
+        "notes": {"type": "array", "items": {"type": "string"}},
+        "error": {"type": "string", "description": "why there is no estimate"},
+    },
+}
+
+
 class SubmissionSchema(SubmissionSummarySchema):
     source = fields.String()
-    report = fields.Dict(allow_none=True, metadata={"description": "the judge's report when done"})
+    report = fields.Dict(allow_none=True, metadata={
+        "description": "the judge's report when done; on the cpu backend `profile` holds the "
+                       "estimated H100 time, its bound, hints and counters per source line",
+        "properties": {"profile": PROFILE_JSON_SCHEMA}})
 
 
 class SubmissionListQuerySchema(Schema):

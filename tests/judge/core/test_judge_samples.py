@@ -103,5 +103,5 @@ def test_unknown_suite_is_a_caller_error():
 
 def test_a_graded_report_hides_its_seed_from_the_candidate():
     r = judge("vector_add", gpu_tasks.reference_source("vector_add"), seed=3)
-    assert r.suite == "tests" and r.score == 60.0
+    assert r.suite == "tests" and r.score > 60.0 and r.score_detail["estimated"]
     assert "seed" not in r.to_dict(candidate_view=True) and r.to_dict()["seed"] == 3

@@ -189,7 +189,7 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
             # loads that hit sectors this block already had come from L1; stores and atomics
             # always go to L2
             l2_sectors += (s["l1_new"] if kind == "load" else s["sectors"]) * scale
-            site.update(sectors=s["sectors"] * scale, ideal=s["ideal"] * scale)
+            site.update(sectors=s["sectors"] * scale, ideal=s["ideal"] * scale, l1_new=s["l1_new"] * scale)
         if kind == "atomic":
             x["atomics"] += s["accesses"] * scale
         if kind == "atomic" and not s["space"]:   # shared-memory atomics are its wavefronts
@@ -253,7 +253,8 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
             "times_s": times, "bound": bound, "dram_bytes": dram * repeats, "l2_bytes": l2_bytes,
             "sectors": sectors, "wavefronts": wavefronts, "warp_inst": warp_inst, "fp32": fp32,
             "fp64": fp64, "atomics": atomics, "most_on_one_address": worst_same,
-            "simt_efficiency": simt, "occupancy": occ.occupancy, "occupancy_limited_by": occ.limited_by,
+            "simt_efficiency": simt, "occupancy": occ.occupancy, "threads": threads,
+            "resident_warps": resident_warps, "occupancy_limited_by": occ.limited_by,
             "registers": regs, "memory_parallelism": mem_eff, "lines": lines, "sites": sites,
             "instrumented": bool(c.get("instrumented")), "dropped": int(t.get("dropped", 0))}
 
@@ -411,8 +412,28 @@ def _hints(parts: list[dict], launches: list[dict], sources: dict, total_s: floa
                                 f"{dev.sms} SMs are busy; give every SM work (a grid of several blocks per SM)"))
         elif p["bound"] == "latency/occupancy":
             cost = p["kernel_s"] * (1 - p["memory_parallelism"]) * rep
-            hints.append((cost, f"kernel {name}: occupancy {100 * p['occupancy']:.0f}%, limited by "
-                                f"{_limit(p)}: too few warps keep memory requests in flight"))
+            warps = p["resident_warps"]
+            if p["occupancy"] < 0.5 and warps >= p["occupancy"] * 64:
+                why = f"occupancy {100 * p['occupancy']:.0f}%, limited by {_limit(p)}"
+            else:
+                why = (f"the grid of {p['blocks']} block(s) of {p['threads']} threads puts {warps} warps on "
+                       "each SM")
+            hints.append((cost, f"kernel {name}: {why}: too few warps keep memory requests in flight "
+                                "to cover DRAM's latency; launch more threads, or have each thread "
+                                "load several independent elements before using them"))
+        loads = [s for s in p["sites"] if s["space"] == "global" and s["kind"] == "load" and s.get("sectors")]
+        for s in loads:
+            new = s.get("l1_new") or s["sectors"]
+            reuse = s["sectors"] / new if new else 1.0
+            share = s["requests"] / p["warp_inst"] if p["warp_inst"] else 0.0
+            if reuse >= 4 and share >= 0.05 and p["bound"] in ("issue", "L1", "L2", "latency/occupancy"):
+                where = _where(p["module"], s["line"], sources)[1]
+                array = f" of `{s['array']}`" if s["array"] else ""
+                hints.append((p["kernel_s"] * min(share * 2, 0.9) * rep,
+                              f"{where}: loads{array} in kernel {name} fetch each 32-byte sector about "
+                              f"{reuse:.0f} times from L1 or L2 ({s['requests']:,.0f} warp requests): keep "
+                              "tiles in shared memory or registers and reuse them (a tiled kernel loads "
+                              "each element once per tile)"))
         if p["simt_efficiency"] < 0.6 and p["warp_inst"]:
             cost = p["kernel_s"] * (1 - p["simt_efficiency"]) * 0.5 * rep
             hints.append((cost, f"kernel {name}: threads of a warp take different paths: "
@@ -436,6 +457,7 @@ def _hints(parts: list[dict], launches: list[dict], sources: dict, total_s: floa
             hints.append((s * 0.5, f"{len(ops)} array operations each read and write their arrays in DRAM "
                                    f"({_size(sum(p['dram_bytes'] for p in ops))} in all): one fused kernel "
                                    "(ElementwiseKernel, RawKernel) touches each element once"))
+    hints = [(min(c, total_s), t) for c, t in hints]
     hints.sort(key=lambda h: -h[0])
     return [{"cost_us": round(c * 1e6, 2), "text": t} for c, t in hints[:8]]
 

@@ -199,15 +199,16 @@ inline unsigned distinct(uint64_t* v, unsigned n) {
 // block read (bit 30) or wrote (bit 31) them: what DRAM must supply and take back at least once.
 constexpr uint32_t kRead = 1u << 30, kWritten = 1u << 31, kSeq = kRead - 1;
 
-void note_sector(uintptr_t sector_addr, int kind, Site& s) {
-    GBuf* b = find_buf(sector_addr);
-    if (!b) b = find_buf(sector_addr + 31);   // a sector that begins before the array does
-    if (!b) return;
-    unsigned i = unsigned(b - g_act->bufs);
-    uint32_t* st = g_stamp[i];
-    if (!st) return;
-    size_t k = (sector_addr - (b->lo & ~uintptr_t(31))) >> 5;
+// Global addresses are made (array + 1) << 40 | offset, as if each array started on its own
+// 256-byte boundary like a cudaMalloc'd one (the host's arrays need not be 32-byte aligned).
+constexpr unsigned kArrayShift = 40;
+
+void note_sector(uint64_t sector, int kind, Site& s) {
+    unsigned i = unsigned(sector >> (kArrayShift - 5)) - 1;
+    if (i >= g_nbufs || !g_stamp[i]) return;
+    size_t k = sector & ((uint64_t(1) << (kArrayShift - 5)) - 1);
     if (k >= g_stamp_bytes[i] / 4) return;
+    uint32_t* st = g_stamp[i];
     uint32_t v = st[k];
     if ((v & kSeq) != (g_block_seq & kSeq)) s.l1_new++;
     bool reads = kind != 1, writes = kind != 0;   // an atomic does both
@@ -237,7 +238,7 @@ void finish(const Req& r) {
         for (unsigned i = 0; i < n; i++) {
             if (sec[i] == prev) continue;
             prev = sec[i];
-            note_sector(uintptr_t(sec[i] << 5), s.kind, s);
+            note_sector(sec[i], s.kind, s);
         }
     } else {
         // 32 banks of 4 bytes: a request needs as many passes as its busiest bank has distinct
@@ -429,7 +430,7 @@ void profile_launch_begin(const LaunchDesc* L) {
     if (g_act) {
         for (unsigned i = 0; i < g_nbufs; i++) {
             GBuf& b = g_act->bufs[i];
-            size_t sectors = ((b.hi + 31) >> 5) - (b.lo >> 5);
+            size_t sectors = (b.hi - b.lo + 31) >> 5;
             g_stamp_bytes[i] = sectors * 4 + 4;
             g_stamp[i] = static_cast<uint32_t*>(zmap(g_stamp_bytes[i]));
             g_buf[i].sectors = sectors;
@@ -452,10 +453,17 @@ void profile_block_end() {
 }
 
 void profile_global(const GBuf* b, uintptr_t a, unsigned n, int kind, uintptr_t pc) {
-    record(a, n, kind, pc, 0, b ? int(b - g_act->bufs) : -1);
+    unsigned i = unsigned(b - g_act->bufs);
+    record((uint64_t(i + 1) << kArrayShift) | (a - b->lo), n, kind, pc, 0, int(i));
 }
 
-void profile_shared(uintptr_t a, unsigned n, int kind, uintptr_t pc) { record(a, n, kind, pc, 1, -1); }
+// Banks from the offset into the variable's arena or the dynamic area (both 128-byte aligned on
+// a GPU), whatever the host's alignment.
+void profile_shared(uintptr_t a, unsigned n, int kind, uintptr_t pc) {
+    uintptr_t dyn = uintptr_t(kp_dyn_smem);
+    uintptr_t base = a >= dyn && a < dyn + kDynMax ? dyn : uintptr_t(g_sh_base);
+    record(a - base, n, kind, pc, 1, -1);
+}
 
 void profile_barrier(int line) { count_line(line, 0); }
 void profile_warp_op(int line) { count_line(line, 1); }
