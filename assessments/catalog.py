@@ -70,6 +70,7 @@ def detail(task) -> dict:
         "tolerance": dict(task.tolerance),
         "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
         "tests": {backend: len(cases) for backend, cases in task.tests.items()},
+        "benchmark": _dims(task.bench.get("cuda") or {}),
         "styles": list(gpu_tasks.STYLES),
         "starters": dict(_starters(task.slug)),
     }

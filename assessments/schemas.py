@@ -42,6 +42,8 @@ class TaskSchema(TaskSummarySchema):
     check = fields.String()
     tolerance = fields.Dict()
     samples = fields.List(fields.Nested(SampleSchema))
+    benchmark = fields.Dict(keys=fields.String(), values=fields.Integer(), metadata={
+        "description": "the size timed on a GPU (cuda backend) and estimated for an H100 (cpu backend)"})
     tests = fields.Dict(keys=fields.String(), values=fields.Integer(),
                         metadata={"description": "number of hidden tests per backend"})
     styles = fields.List(fields.String())
@@ -62,7 +64,9 @@ class LeaderboardEntrySchema(Schema):
     rank = fields.Integer()
     user = fields.String()
     submission_id = fields.Integer()
-    median_ms = fields.Float(allow_none=True)
+    median_ms = fields.Float(allow_none=True, metadata={"description": "measured (cuda backend)"})
+    estimated_ms = fields.Float(allow_none=True, metadata={
+        "description": "estimated for an H100 from the emulator's counters (cpu backend)"})
     device = fields.String(allow_none=True)
     score = fields.Float(allow_none=True)
     accepted_at = UtcDateTime()

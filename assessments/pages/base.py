@@ -75,6 +75,25 @@ def _num(value, digits: int = 4) -> str:
 bp.add_app_template_global(_num, "kp_num")
 
 
+@bp.app_template_filter("kp_count")
+def _count(value) -> str:
+    """A counter as people read it: 950, 12.4k, 3.1M, 2.15G."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "–"
+    for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= div:
+            return f"{value / div:.3g}{unit}"
+    return f"{value:.3g}" if isinstance(value, float) and value != int(value) else str(int(value))
+
+
+@bp.app_template_filter("kp_us")
+def _us(value) -> str:
+    """Microseconds as µs or ms."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "–"
+    return f"{value / 1000:.3g} ms" if value >= 1000 else f"{value:.3g} µs"
+
+
 @bp.app_template_global("kp_minutes_left")
 def minutes_left(deadline: datetime | None) -> int:
     if deadline is None:

@@ -132,7 +132,8 @@ def test_samples_on_the_gpu_are_never_timed(fake_gpu):
 def test_cpu_backend_has_no_timing():
     source = "import cupy as cp\n\ndef solve(a, b, c, n):\n    c[...] = a + b\n"
     r = judge(small_vector_add(), source, backend="cpu", seed=1)
-    assert r.verdict is Verdict.ACCEPTED and r.timing is None and r.score == 60.0
+    assert r.verdict is Verdict.ACCEPTED and r.timing is None
+    assert r.score_detail["estimated"] and r.profile["estimated_us"] > 0    # estimated, not timed
     assert r.score_detail["performance"] is None
 
 

@@ -130,8 +130,9 @@ def after_tests(run: CupyRun) -> None:
     estimate where the backend profiles (a candidate iterates on it in seconds)."""
     with run.stage("sanitizer"):
         _sanitize(run)
-    if run.report.suite == "samples":
-        measure(run)
+    if run.report.suite == "samples" and run.backend.profiled and run.task.bench.get("cuda"):
+        with run.stage("profile"):
+            _profile(run)   # never timing: samples are not timed
 
 
 def measure(run: CupyRun) -> None:
