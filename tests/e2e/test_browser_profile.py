@@ -36,7 +36,10 @@ def _put_code(d, text: str) -> None:
 
 
 def _finished(d, button: str):
+    before = d.find_elements(By.CSS_SELECTOR, "#result .report")
     d.find_element(By.ID, button).click()
+    if before:   # the last result stays until the new one replaces it
+        wait(d, GRADING_WAIT_S).until(EC.staleness_of(before[0]))
     wait(d, GRADING_WAIT_S).until(lambda _: d.find_elements(
         By.CSS_SELECTOR, "#result .report[data-status=done], #result .report[data-status=failed]"))
     return d.find_element(By.CSS_SELECTOR, "#result .report")
@@ -53,7 +56,7 @@ def _score(report) -> float:
 
 
 def test_a_candidate_reads_the_strided_store_hint_fixes_it_and_gets_faster(server, browser):
-    base, d = server, browser
+    (base, _), d = server, browser
     signup(base, "speedy@example.com")
     with screenshots_on_failure(d, "profile"):
         d.get(f"{base}/login?next=/tasks/matrix_transpose")
@@ -72,7 +75,8 @@ def test_a_candidate_reads_the_strided_store_hint_fixes_it_and_gets_faster(serve
         hints = profile.find_element(By.CSS_SELECTOR, "ol.hints").text
         assert "stores of `b`" in hints and "12.5% efficiency" in hints, hints
         hot = profile.find_elements(By.CSS_SELECTOR, "table.source-view tr.hot")
-        assert hot and "b[(size_t)col * rows + row]" in hot[0].text and "13%" in hot[0].text
+        assert hot and "b[(size_t)col * rows + row]" in hot[0].text
+        assert int(re.search(r" (\d+)%", hot[0].text).group(1)) < 60      # the line's coalescing
 
         # Submitted as it is: it scores, the performance part marked as estimated.
         report = _finished(d, "submit-btn")

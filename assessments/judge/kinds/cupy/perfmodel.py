@@ -329,9 +329,25 @@ def _sources(sources: dict, solution: str) -> dict:
     for module, text in sources.items():
         text = str(text)
         pos = solution.find(text) if text.strip() else -1
-        offset = solution.count("\n", 0, pos) if pos >= 0 else None
+        offset = solution.count("\n", 0, pos) if pos >= 0 else _offset_by_lines(text, solution)
         out[str(module)] = {"text": text, "offset": offset, "count": text.count("\n") + 1}
     return out
+
+
+def _offset_by_lines(text: str, solution: str) -> int | None:
+    """Where the kernel's lines best match the file's, line for line (the source the kernel was
+    built from may differ from the file's string: a prefix, escapes); None under half matching."""
+    mine = [ln.strip() for ln in text.split("\n")]
+    theirs = [ln.strip() for ln in solution.split("\n")]
+    wanted = [i for i, ln in enumerate(mine) if len(ln) > 2]
+    if not wanted:
+        return None
+    best, best_hits = None, 0
+    for offset in range(-len(mine), len(theirs)):
+        hits = sum(1 for i in wanted if 0 <= offset + i < len(theirs) and theirs[offset + i] == mine[i])
+        if hits > best_hits:
+            best, best_hits = offset, hits
+    return best if best_hits * 2 >= len(wanted) else None
 
 
 def _where(module: str, line: int, sources: dict) -> tuple[int | None, str]:
@@ -364,11 +380,11 @@ def _lines(launches: list[dict], sources: dict) -> list[dict]:
         src = sources.get(module)
         if src and 0 < line <= src["count"]:
             m["text"] = src["text"].split("\n")[line - 1].rstrip()[:200]
-        m["coalescing"] = round(m["ideal_sectors"] / m["sectors"], 4) if m["sectors"] else None
-        m["bank_conflict_ways"] = round(m["wavefronts"] / m["ideal_wavefronts"], 2) if m["ideal_wavefronts"] else None
         for k, v in list(m.items()):
             if isinstance(v, float):
                 m[k] = round(v)
+        m["coalescing"] = round(m["ideal_sectors"] / m["sectors"], 4) if m["sectors"] else None
+        m["bank_conflict_ways"] = round(m["wavefronts"] / m["ideal_wavefronts"], 2) if m["ideal_wavefronts"] else None
         out.append(m)
     return out
 

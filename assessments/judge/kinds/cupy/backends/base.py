@@ -99,12 +99,13 @@ class Backend:
 
 
 class CpuBackend(Backend):
-    """CUDA C on the CPU through the emulator; correctness only, with bounds and race checks."""
+    """CUDA C on the CPU through the emulator: correctness with bounds and race checks, and the
+    speed estimated for an H100 from the emulator's counters (perfmodel.py), never measured."""
 
     name = "cpu"
     limits = Limits()
     child_files = CHILD_FILES + ("assessments/judge/kinds/cupy/backends/cpu",)
-    description = "the CPU backend (correctness only; timing needs a GPU)"
+    description = "the CPU backend (speed estimated for an H100, not measured)"
     checking = True
     profiled = True
     refuses_stray_tasks = True
