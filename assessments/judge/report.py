@@ -248,6 +248,16 @@ def render_text(r: Report) -> str:
         if t.flags:
             lines.append(f"  flagged for review ({', '.join(t.flags)}): not on the leaderboard")
         lines.append("")
+    p = r.profile
+    if p:
+        dims = ", ".join(f"{k}={v}" for k, v in (p.get("dims") or {}).items())
+        if p.get("estimated_us") is not None:
+            lines.append(f"Estimated on H100 (not measured) at {dims}: {p['estimated_us']:.1f} us, "
+                         f"bound by {p['bound']}, {p['roofline_fraction']:.0%} of the roofline")
+        else:
+            lines.append(f"No H100 estimate at {dims}: {p.get('error') or 'see the hints'}")
+        lines += [f"  - {h['text']}" for h in (p.get("hints") or [])[:5]]
+        lines.append("")
     for label, text in (("Your stdout", r.stdout), ("Your stderr", r.stderr)):
         if text:
             lines += [label, *("  " + ln for ln in text.splitlines()[:30]), ""]
@@ -257,7 +267,8 @@ def render_text(r: Report) -> str:
         lines.append("Not scored: sample tests only")
     else:
         lines.append(f"Score {r.score:g} / {detail.get('max', 100):g}"
-                     + (f" (correctness {detail.get('correctness', 0):g}, performance {perf:g})"
+                     + (f" (correctness {detail.get('correctness', 0):g}, performance {perf:g}"
+                        + (", estimated on H100)" if detail.get("estimated") else ")")
                         if perf is not None else ""))
     if r.sandbox and r.sandbox != "bubblewrap":
         lines.append(f"Sandbox: {r.sandbox}")

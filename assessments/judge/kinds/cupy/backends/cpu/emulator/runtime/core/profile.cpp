@@ -233,7 +233,8 @@ void finish(const Req& r) {
         }
         unsigned d = distinct(sec, n);
         s.sectors += d;
-        s.ideal += (uint64_t(active) * r.size + 31) / 32;
+        uint64_t ideal = (uint64_t(active) * r.size + 31) / 32;
+        s.ideal += ideal < d ? ideal : d;   // lanes reading one address (a broadcast) need one sector
         uint64_t prev = ~0ull;
         for (unsigned i = 0; i < n; i++) {
             if (sec[i] == prev) continue;
