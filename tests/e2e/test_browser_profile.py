@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.axe import assert_accessible
-from tests.e2e.test_browser_assessments import (GRADING_WAIT_S, PHONE, WIDE, no_horizontal_scroll,
-                                                screenshot, screenshots_on_failure, set_size,
-                                                sign_in, signup, wait)
+from tests.e2e.test_browser_assessments import (GRADING_WAIT_S, PHONE, WIDE, browser,  # noqa: F401
+                                                no_horizontal_scroll, screenshot,
+                                                screenshots_on_failure, set_size, sign_in, signup, wait)
 
 pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser]
 
@@ -21,13 +21,6 @@ from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 NAIVE = (ROOT / "tests" / "fixtures" / "submissions" / "matrix_transpose" / "naive.py").read_text()
 TILED = (ROOT / "gpu_tasks" / "solutions" / "matrix_transpose.py").read_text()
-
-
-@pytest.fixture(scope="module")
-def browser(start_chromium):
-    driver = start_chromium(f"--window-size={WIDE[0]},{WIDE[1]}", "--hide-scrollbars")
-    yield driver
-    driver.quit()
 
 
 def _put_code(d, text: str) -> None:

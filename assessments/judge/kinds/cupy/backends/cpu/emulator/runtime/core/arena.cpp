@@ -24,14 +24,19 @@ void fmt_global(const GBuf& b, uintptr_t a, char* out, size_t n) {
         snprintf(out, n, "%s (byte offset %lld)", b.label, off);
 }
 
+// A free arena handle for `n` arrays, or -1.
+int free_arena(int n) {
+    if (n < 0 || n > 64) return -1;
+    for (int i = 0; i < 8; i++)
+        if (!g_arenas[i].used) return i;
+    return -1;
+}
+
 }  // namespace kp::core
 
 extern "C" __attribute__((visibility("default"))) int kp_arena_create(int n, const uint64_t* sizes, uint64_t* addrs) {
     using namespace kp::core;
-    if (n < 0 || n > 64) return -1;
-    int h = -1;
-    for (int i = 0; i < 8; i++)
-        if (!g_arenas[i].used) { h = i; break; }
+    int h = free_arena(n);
     if (h < 0) return -1;
     auto pages = [](uint64_t b) { return (b + kPage - 1) / kPage * kPage; };
     // Inaccessible space around each buffer, so that an index past either end lands in no other
@@ -83,10 +88,7 @@ extern "C" __attribute__((visibility("default"))) int kp_arena_create(int n, con
 extern "C" __attribute__((visibility("default"))) int kp_arena_borrow(int n, const uint64_t* los,
                                                                        const uint64_t* sizes) {
     using namespace kp::core;
-    if (n < 0 || n > 64) return -1;
-    int h = -1;
-    for (int i = 0; i < 8; i++)
-        if (!g_arenas[i].used) { h = i; break; }
+    int h = free_arena(n);
     if (h < 0) return -1;
     Arena& A = g_arenas[h];
     memset(&A, 0, sizeof A);
