@@ -168,6 +168,11 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
     worst_same = 0.0
     sites = []
     for s in c.get("sites") or []:
+        # executions past the per-thread cap were counted, not assembled: their requests are
+        # taken to look like the assembled ones
+        assembled = s["accesses"] - s.get("skipped", 0)
+        grow = s["accesses"] / assembled if assembled > 0 else 1.0
+        s = {**s, **{k: s[k] * grow for k in ("requests", "sectors", "ideal", "bytes", "wavefronts")}}
         line = int(calls.get(format(int(s["pc"]), "x"), 0))
         x = at(line)
         kind = ("load", "store", "atomic")[int(s["kind"])]

@@ -46,7 +46,7 @@ class _ProfSite(ctypes.Structure):
     _fields_ = [("pc", ctypes.c_uint64), ("kind", ctypes.c_int32), ("space", ctypes.c_int32),
                 *[(n, ctypes.c_uint64) for n in ("accesses", "requests", "sectors", "ideal", "bytes",
                                                   "l1_new", "wavefronts", "addresses", "max_same",
-                                                  "shared_addr")],
+                                                  "shared_addr", "skipped")],
                 ("buf", ctypes.c_int32), ("size", ctypes.c_int32)]
 
 

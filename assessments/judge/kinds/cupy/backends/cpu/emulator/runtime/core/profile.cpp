@@ -35,6 +35,7 @@ struct Site {            // one access instruction
     uint64_t addresses;  // atomics: distinct addresses
     uint64_t max_same;   // atomics: most updates of one address
     uint64_t shared_addr;// atomics: addresses updated by more than one block of the sample
+    uint64_t skipped;    // executions past kOccCap per thread: in `accesses`, not in the requests
     int32_t buf;         // the array (global), -1 where several or none
     int32_t size;        // bytes per access
 };
@@ -81,6 +82,10 @@ constexpr unsigned kOcc = 1u << 20;      // (thread, site) -> executions so far
 constexpr unsigned kReq = 1u << 16;      // requests being assembled
 constexpr unsigned kCov = 1u << 15;      // (warp, basic block) -> hits per lane
 constexpr unsigned kAtom = 1u << 16;     // atomic addresses
+// A thread's executions of one site beyond this are counted but not assembled into requests (the
+// requests' counters are scaled by accesses / assembled accesses): a few threads looping over a
+// whole array would otherwise hold millions of half-assembled requests.
+constexpr uint32_t kOccCap = 512;
 
 Site g_site[kSites];
 unsigned g_nsite;
@@ -319,7 +324,9 @@ void flush_cov() {
     // started (exact when they do the same work, as such loops' threads do)
     flush_requests();
     flush_cov();
-    g_partial_ppm = uint64_t(g_s.next) * 1000000 / (g_s.nthreads ? g_s.nthreads : 1);
+    // a runner keeps `next` to itself while it loops: the running thread's index says as much
+    uint64_t started = g_s.next > g_s.tid_linear + 1 ? g_s.next : g_s.tid_linear + 1;
+    g_partial_ppm = started * 1000000 / (g_s.nthreads ? g_s.nthreads : 1);
     if (g_partial_ppm == 0) g_partial_ppm = 1;
     fail(ST_PROFILE_CUT, "profile stopped after %llu accesses", (unsigned long long)g_accesses);
 }
@@ -333,6 +340,13 @@ void record(uintptr_t a, unsigned n, int kind, uintptr_t pc, int space, int buf)
     s.accesses++;
     unsigned tid = g_s.tid_linear;
     uint32_t occ = occurrence(tid, p);
+    if (occ >= kOccCap) {
+        s.skipped++;
+        if (space == 0) {   // the sectors still count once each towards DRAM and the block's L1
+            for (uint64_t sec = a >> 5; sec <= (a + n - 1) >> 5; sec++) note_sector(sec, kind, s);
+        }
+        return;
+    }
     uint64_t key = (uint64_t(tid >> 5) << 59) ^ (p << 24) ^ occ;
     unsigned h = unsigned(mix(key)) & (kReq * 2 - 1);
     for (unsigned probe = 0;; probe++) {
