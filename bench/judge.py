@@ -41,11 +41,15 @@ STYLES = {
             ("reduce_sum", "reduce_sum/jit_shared.py")],
     "array": [("vector_add", "vector_add/array.py"), ("relu", "relu/array.py"),
               ("reduce_sum", "reduce_sum/array.py")],
+    # what a performance engineer writes: templates, register tiling, 64 KiB of dynamic shared
+    # memory, cooperative groups ("perf/..." is tests/fixtures/perf/...)
+    "hard": [("matmul", "solutions/matmul"), ("matmul", "perf/matmul/template_register_tiled.py"),
+             ("reduce_sum", "perf/reduce_sum/cooperative_groups.py")],
 }
 # The judge before compile became a stage of its own (kernels built by g++ inside the candidate's
 # sandbox on every submission): the "before" of the style table.
 BASELINE = "abf2d47"
-STAGES = ("start", "imports", "load", "gate", "build", "tests", "listings", "teardown")
+STAGES = ("start", "imports", "load", "gate", "build", "tests", "profile", "listings", "teardown")
 
 
 def _solutions(selected: list[str]) -> list[tuple[str, str]]:
@@ -60,6 +64,8 @@ def _solutions(selected: list[str]) -> list[tuple[str, str]]:
 def _style_source(rel: str) -> str:
     if rel.startswith("solutions/"):
         return (ROOT / "gpu_tasks" / f"{rel}.py").read_text()
+    if rel.startswith("perf/"):
+        return (ROOT / "tests" / "fixtures" / rel).read_text()
     return (FIXTURES / rel).read_text()
 
 
