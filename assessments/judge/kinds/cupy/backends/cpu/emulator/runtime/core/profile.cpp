@@ -405,7 +405,7 @@ void record(uintptr_t a, unsigned n, int kind, uintptr_t pc, int space, int buf)
 
 bool profile_runs_block(uint64_t b) {
     if (g_blocks_run >= g_max_blocks) return false;
-    if (g_blocks_run >= 2 && g_accesses >= g_budget) return false;
+    if (g_blocks_run >= 1 && g_accesses >= g_budget) return false;
     for (int r = 0; r < 2; r++)
         if (b >= g_sample_first[r] && b - g_sample_first[r] < g_sample_count[r]) return true;
     return false;
