@@ -76,20 +76,19 @@ def estimate(answer: dict, maps: dict, records: list[dict], task, dims: dict,
     seen_bytes = sum(p["dram_bytes"] for p in parts)
     floor = max(nbytes / (device.dram_bytes_s * device.stream_efficiency),
                 flops / device.fp32_flops_s if flops else 0.0)
-    out = {"model": MODEL_VERSION, "device": f"{device.name} (estimated)", "dims": dict(dims),
-           "estimated": True, "launches": [_public(p) for p in parts]}
+    out = no_estimate(dims, None, device)
+    out["launches"] = [_public(p) for p in parts]
     sources = _sources(answer.get("sources") or {}, solution)
     out["lines"] = _lines(launches, sources)
     out["sources"] = [{"module": m, "kernel_line_1_at": s["offset"] + 1 if s["offset"] is not None else None,
                        "lines": s["count"]} for m, s in sources.items()]
     unaccounted = nbytes and seen_bytes < MIN_ACCOUNTED * nbytes
     if not parts or unaccounted:
-        out.update(estimated_us=None, bound=None, roofline_fraction=None, eligible=False,
-                   hints=[{"cost_us": None, "text": (
+        out["hints"] = [{"cost_us": None, "text": (
                        f"the profile saw {_size(seen_bytes)} of the {_size(nbytes)} this task must move "
                        "between DRAM and the GPU: the work happened where the model cannot see it "
                        "(host code, constant memory, memory passed as a plain address), so there is "
-                       "no estimate and no performance points")}])
+                       "no estimate and no performance points")}]
         return out
     total_s = max(total_s, floor)
     bound = _overall_bound(parts)
@@ -112,6 +111,16 @@ def estimate(answer: dict, maps: dict, records: list[dict], task, dims: dict,
                      "scaled to the whole grid (exact where blocks, and the threads of a block stopped "
                      "part-way, do the same work)")
     out["notes"] = notes
+    return out
+
+
+def no_estimate(dims: dict, why: str | None, device: Device = H100) -> dict:
+    """A profile without an estimate (no performance points), and why; `estimate` fills it in."""
+    out = {"model": MODEL_VERSION, "device": f"{device.name} (estimated)", "dims": dict(dims),
+           "estimated": True, "estimated_us": None, "bound": None, "roofline_fraction": None,
+           "eligible": False, "hints": [], "lines": [], "launches": []}
+    if why:
+        out["error"] = why
     return out
 
 
@@ -150,7 +159,6 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
                                        "atomics": 0.0, "barriers": 0.0, "warp_ops": 0.0,
                                        "thread_inst": 0.0, "sites": []})
 
-    warp_inst = thread_inst = fp32 = fp64 = 0.0
     for bb in c.get("blocks") or []:
         for ln, *counts in blocks_map.get(format(int(bb["pc"]), "x"), []):
             n = sum(counts[2:])   # instructions: fp, int, mem, ctrl (counts[:2] are FLOPs)
@@ -159,10 +167,8 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
             x["thread_inst"] += bb["thread_hits"] * n * scale
             x["fp32"] += bb["thread_hits"] * counts[0] * scale
             x["fp64"] += bb["thread_hits"] * counts[1] * scale
-            warp_inst += bb["warp_hits"] * n * scale
-            thread_inst += bb["thread_hits"] * n * scale
-            fp32 += bb["thread_hits"] * counts[0] * scale
-            fp64 += bb["thread_hits"] * counts[1] * scale
+    warp_inst, thread_inst, fp32, fp64 = (sum(x[k] for x in lines.values())
+                                          for k in ("warp_inst", "thread_inst", "fp32", "fp64"))
     arrays = c.get("arrays") or []
     sectors = l2_sectors = wavefronts = atomics = 0.0
     worst_same = 0.0

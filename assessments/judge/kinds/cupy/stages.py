@@ -152,7 +152,7 @@ def _profile(run: CupyRun) -> None:
     a profile that fails says why and gives no estimate."""
     dims = dict(run.task.bench["cuda"])
     if run.profile_inputs is None:
-        run.report.profile = _no_profile(dims, "the benchmark-size inputs could not be made")
+        run.report.profile = perfmodel.no_estimate(dims, "the benchmark-size inputs could not be made")
         return
     folder, args = run.profile_inputs
     try:
@@ -160,27 +160,20 @@ def _profile(run: CupyRun) -> None:
                                  "kernel_timeout_s": run.limits.kernel_timeout_s},
                                 run.limits.op_wall_s * 3)
     except ChildDied:
-        run.report.profile = _no_profile(dims, "the program ended while it was profiled")
+        run.report.profile = perfmodel.no_estimate(dims, "the program ended while it was profiled")
         return
     msg = ans.message
     if not msg.get("ok"):
         err = msg.get("error") or {}
         why = run.scrub(str(err.get("detail") or err.get("message") or "it failed"))[:600]
-        run.report.profile = _no_profile(dims, f"the profile run failed: {why}")
+        run.report.profile = perfmodel.no_estimate(dims, f"the profile run failed: {why}")
         return
     records = msg.get("kernels") or run.snapshot.get("kernels") or []
     try:
         run.report.profile = perfmodel.estimate(msg.get("profile") or {}, run.builds.maps, records,
                                                 run.task, dims, run.source)
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:   # a malformed answer
-        run.report.profile = _no_profile(dims, f"the counters were unusable ({type(exc).__name__})")
-
-
-def _no_profile(dims: dict, why: str) -> dict:
-    return {"model": perfmodel.MODEL_VERSION, "device": perfmodel.H100.name + " (estimated)",
-            "dims": dims, "estimated": True, "estimated_us": None, "bound": None,
-            "roofline_fraction": None, "eligible": False, "hints": [], "lines": [], "launches": [],
-            "error": why}
+        run.report.profile = perfmodel.no_estimate(dims, f"the counters were unusable ({type(exc).__name__})")
 
 
 def describe(run: CupyRun) -> None:

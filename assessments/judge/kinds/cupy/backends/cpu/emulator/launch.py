@@ -187,6 +187,18 @@ class Kernel:
     # -- launch -----------------------------------------------------------------------------------
     def launch(self, grid, block, args, shared_mem=0, *, checking=False, timeout_s=None) -> None:
         """Run the kernel on the CPU; raises EmulatorError on any failure of the kernel."""
+        grid, block, args, shared_mem = self._config(grid, block, args, shared_mem)
+        deadline = time.monotonic() + timeout_s if timeout_s else None
+        with _LOCK:
+            if checking:
+                self._launch_checked(grid, block, args, shared_mem, deadline)
+            else:
+                lib = self.module.lib(False)
+                buf = self._pack(args, {})
+                self._run(lib, grid, block, shared_mem, buf, 0, False, deadline)
+
+    def _config(self, grid, block, args, shared_mem):
+        """The launch's grid, block, arguments and dynamic shared memory, checked as CuPy would."""
         grid = _dims(grid, "grid", self.name)
         block = _dims(block, "block", self.name)
         _check_config(grid, block, self.name)
@@ -203,14 +215,7 @@ class Kernel:
         if len(args) != len(layout):
             raise EmulatorError("launch_error", self.name,
                                 f"the kernel takes {len(layout)} arguments, {len(args)} were given")
-        deadline = time.monotonic() + timeout_s if timeout_s else None
-        with _LOCK:
-            if checking:
-                self._launch_checked(grid, block, args, shared_mem, deadline)
-            else:
-                lib = self.module.lib(False)
-                buf = self._pack(args, {})
-                self._run(lib, grid, block, shared_mem, buf, 0, False, deadline)
+        return grid, block, args, shared_mem
 
     def _pack(self, args, pointers: dict) -> bytes:
         layout = self.layout()
@@ -226,14 +231,7 @@ class Kernel:
         """Run a sample of the grid's blocks once in the instrumented build on the arrays
         themselves, counting instead of checking (runtime/core/profile.cpp). The counters
         are per module offset: `profile_map` in the build's metadata names their lines."""
-        grid = _dims(grid, "grid", self.name)
-        block = _dims(block, "block", self.name)
-        _check_config(grid, block, self.name)
-        shared_mem = int(shared_mem)
-        args = list(args)
-        if len(args) != len(self.layout()):
-            raise EmulatorError("launch_error", self.name,
-                                f"the kernel takes {len(self.layout())} arguments, {len(args)} were given")
+        grid, block, args, shared_mem = self._config(grid, block, args, shared_mem)
         deadline = time.monotonic() + timeout_s if timeout_s else None
         built = self.module.built(True)
         with _LOCK:
