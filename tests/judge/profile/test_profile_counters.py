@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from assessments.judge.kinds.cupy.backends.cpu.emulator import compile_module
+from assessments.judge.kinds.cupy.perfmodel import whole_site
 
 
 def _profile(source: str, name: str, grid, block, args, shared_mem: int = 0) -> dict:
@@ -16,8 +17,9 @@ def _profile(source: str, name: str, grid, block, args, shared_mem: int = 0) -> 
 
 
 def _site(counters: dict, kind: int, space: int) -> dict:
+    """One site's counters for all its executions, as the model reads them (whole_site)."""
     (site,) = [s for s in counters["sites"] if s["kind"] == kind and s["space"] == space]
-    return site
+    return whole_site(site)
 
 
 COPY = r'''

@@ -61,6 +61,16 @@ MIN_ACCOUNTED = 0.5
 BLAS_OPS = ("matmul", "dot", "tensordot", "inner", "einsum", "vdot")
 
 
+def whole_site(s: dict) -> dict:
+    """A profiled site's request counters for all its executions. The warps not assembled into
+    requests (runtime/core/profile.cpp: the first two, middle and last warps of a block are) and
+    a thread's executions past the per-thread cap were counted, not assembled: their requests are
+    taken to look like the assembled ones."""
+    assembled = s["accesses"] - s.get("skipped", 0)
+    grow = s["accesses"] / assembled if assembled > 0 else 1.0
+    return {**s, **{k: s[k] * grow for k in ("requests", "sectors", "ideal", "bytes", "wavefronts")}}
+
+
 def estimate(answer: dict, maps: dict, records: list[dict], task, dims: dict,
              solution: str = "", device: Device = H100) -> dict:
     """The report's `profile` from the child's profile answer, the builds' maps (module file ->
@@ -174,11 +184,7 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
     worst_same = 0.0
     sites = []
     for s in c.get("sites") or []:
-        # executions past the per-thread cap were counted, not assembled: their requests are
-        # taken to look like the assembled ones
-        assembled = s["accesses"] - s.get("skipped", 0)
-        grow = s["accesses"] / assembled if assembled > 0 else 1.0
-        s = {**s, **{k: s[k] * grow for k in ("requests", "sectors", "ideal", "bytes", "wavefronts")}}
+        s = whole_site(s)
         line = int(calls.get(format(int(s["pc"]), "x"), 0))
         x = at(line)
         kind = ("load", "store", "atomic")[int(s["kind"])]

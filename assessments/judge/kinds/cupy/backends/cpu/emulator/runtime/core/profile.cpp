@@ -78,7 +78,6 @@ void* zmap(size_t bytes) {
 }
 
 constexpr unsigned kSites = 1u << 12, kBBs = 1u << 13, kLines = 256;
-constexpr unsigned kOcc = 1u << 20;      // (thread, site) -> executions so far
 constexpr unsigned kReq = 1u << 16;      // requests being assembled
 constexpr unsigned kCov = 1u << 15;      // (warp, basic block) -> hits per lane
 constexpr unsigned kAtom = 1u << 16;     // atomic addresses
@@ -96,8 +95,15 @@ int32_t g_bb_slot[kBBs * 2];
 Line g_line[kLines];
 unsigned g_nline;
 
-struct Occ { uint64_t key; uint32_t gen, n; };
-Occ* g_occ;
+// The warps of a block whose accesses are assembled into requests: all of a block of up to
+// kAssembled warps, else the first two, the middle one and the last (edges and the inside). The
+// other warps' accesses are counted, their sectors noted and their atomics tallied; their requests
+// are taken to look like the assembled warps' (perfmodel scales by accesses / assembled), as they
+// are in kernels whose warps are alike. Assembling is most of a profile's time.
+constexpr unsigned kAssembled = 4;
+
+struct Occ { uint32_t gen, n; };
+Occ* g_occ;      // [kAssembled * 32][kSites]: an assembled thread's executions of each site
 uint32_t g_gen;  // bumps per block: older entries are empty
 
 struct Req { uint64_t key; uint32_t gen, mask; int32_t site; uint32_t size; uint64_t addr[32]; };
@@ -174,17 +180,21 @@ void count_line(int line, int what) {
     if (g_nline < kLines) g_line[g_nline++] = Line{line, what, 1};
 }
 
-uint32_t occurrence(unsigned tid, uint64_t pc) {
-    uint64_t key = (uint64_t(tid) << 40) ^ pc;
-    unsigned h = unsigned(mix(key)) & (kOcc - 1);
-    for (unsigned probe = 0; probe < 64; probe++) {
-        Occ& o = g_occ[h];
-        if (o.gen != g_gen) { o = Occ{key, g_gen, 1}; return 0; }
-        if (o.key == key) return o.n++;
-        h = (h + 1) & (kOcc - 1);
-    }
-    g_dropped++;
-    return 0;
+// The slot of an assembled thread in g_occ, or -1 for a thread whose warp is not assembled.
+int assembled_slot(unsigned tid) {
+    unsigned warps = (g_s.nthreads + 31) / 32, w = tid >> 5, k;
+    if (warps <= kAssembled || w <= 1) k = w;
+    else if (w == warps / 2) k = 2;
+    else if (w == warps - 1) k = 3;
+    else return -1;
+    return int(k * 32 + (tid & 31));
+}
+
+// How many times this thread ran site `si` before (in this block).
+uint32_t occurrence(int slot, int si) {
+    Occ& o = g_occ[size_t(slot) * kSites + unsigned(si)];
+    if (o.gen != g_gen) { o = Occ{g_gen, 1}; return 0; }
+    return o.n++;
 }
 
 // ---- one warp request, once assembled ------------------------------------------------------------
@@ -331,6 +341,32 @@ void flush_cov() {
     fail(ST_PROFILE_CUT, "profile stopped after %llu accesses", (unsigned long long)g_accesses);
 }
 
+void note_atomic(uintptr_t a, int si) {
+    if (g_natom >= kAtom) return;
+    Site& s = g_site[si];
+    unsigned h = unsigned(mix(a)) & (kAtom * 2 - 1);
+    for (;;) {
+        Atom& t = g_atom[h];
+        if (t.n == 0) {
+            t = Atom{a, 1, g_block_seq, 0, si};
+            g_natom++;
+            s.addresses++;
+            if (s.max_same == 0) s.max_same = 1;
+            return;
+        }
+        if (t.addr == a) {
+            t.n++;
+            if (t.n > g_site[t.site].max_same) g_site[t.site].max_same = t.n;
+            if (t.block != g_block_seq && !t.multi) {
+                t.multi = 1;
+                g_site[t.site].shared_addr++;
+            }
+            return;
+        }
+        h = (h + 1) & (kAtom * 2 - 1);
+    }
+}
+
 void record(uintptr_t a, unsigned n, int kind, uintptr_t pc, int space, int buf) {
     if (++g_accesses > g_hard_cap) cut();
     uint64_t p = off(pc);
@@ -338,8 +374,10 @@ void record(uintptr_t a, unsigned n, int kind, uintptr_t pc, int space, int buf)
     if (si < 0) { g_dropped++; return; }
     Site& s = g_site[si];
     s.accesses++;
+    if (kind == 2 && space == 0) note_atomic(a, si);   // contention per address, from every update
     unsigned tid = g_s.tid_linear;
-    uint32_t occ = occurrence(tid, p);
+    int slot = assembled_slot(tid);
+    uint32_t occ = slot >= 0 ? occurrence(slot, si) : kOccCap;
     if (occ >= kOccCap) {
         s.skipped++;
         if (space == 0) {   // the sectors still count once each towards DRAM and the block's L1
@@ -349,14 +387,13 @@ void record(uintptr_t a, unsigned n, int kind, uintptr_t pc, int space, int buf)
     }
     uint64_t key = (uint64_t(tid >> 5) << 59) ^ (p << 24) ^ occ;
     unsigned h = unsigned(mix(key)) & (kReq * 2 - 1);
-    for (unsigned probe = 0;; probe++) {
+    for (;;) {
         Req& r = g_req[h];
         if (r.gen != g_gen) {
             if (g_nreq >= kReq) {   // too many open requests: finish those we have
                 g_flushes++;
                 flush_requests();
                 h = unsigned(mix(key)) & (kReq * 2 - 1);
-                probe = 0;
                 continue;
             }
             r.key = key;
@@ -374,30 +411,7 @@ void record(uintptr_t a, unsigned n, int kind, uintptr_t pc, int space, int buf)
         r.mask |= 1u << lane;
         r.addr[lane] = a;
         if (n > r.size) r.size = n;
-        break;
-    }
-    if (kind == 2 && space == 0 && g_natom < kAtom) {   // global atomics: contention per address
-        unsigned h2 = unsigned(mix(a)) & (kAtom * 2 - 1);
-        for (;;) {
-            Atom& t = g_atom[h2];
-            if (t.n == 0) {
-                t = Atom{a, 1, g_block_seq, 0, si};
-                g_natom++;
-                s.addresses++;
-                if (s.max_same == 0) s.max_same = 1;
-                break;
-            }
-            if (t.addr == a) {
-                t.n++;
-                if (t.n > g_site[t.site].max_same) g_site[t.site].max_same = t.n;
-                if (t.block != g_block_seq && !t.multi) {
-                    t.multi = 1;
-                    g_site[t.site].shared_addr++;
-                }
-                break;
-            }
-            h2 = (h2 + 1) & (kAtom * 2 - 1);
-        }
+        return;
     }
 }
 
@@ -415,7 +429,7 @@ void profile_launch_begin(const LaunchDesc* L) {
     Dl_info info;
     g_base = dladdr(reinterpret_cast<void*>(&kp_run_grid), &info) ? uintptr_t(info.dli_fbase) : 0;
     if (!g_occ) {
-        g_occ = static_cast<Occ*>(zmap(sizeof(Occ) * kOcc));
+        g_occ = static_cast<Occ*>(zmap(sizeof(Occ) * kAssembled * 32 * kSites));
         g_req = static_cast<Req*>(zmap(sizeof(Req) * kReq * 2));
         g_req_used = static_cast<unsigned*>(zmap(sizeof(unsigned) * kReq));
         g_cov = static_cast<Cov*>(zmap(sizeof(Cov) * kCov * 2));
