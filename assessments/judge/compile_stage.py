@@ -95,6 +95,12 @@ class Service:
         """Run one compile sandbox job within the per-job limit and the run's budget (unless
         not `budgeted`: the listings, made after the verdict, have their own); OverBudget when
         either is spent, RuntimeError when the sandbox failed."""
+        return self._answer(self._start(module, job, limit_s=limit_s, readonly=readonly,
+                                        budgeted=budgeted))
+
+    def _start(self, module: str, job: dict, *, limit_s: float | None = None,
+               readonly: tuple[str, ...] = (), budgeted: bool = True) -> "Started":
+        """`_job`'s first half: the job, started; `_answer` waits for it."""
         left = self.budget.left() if budgeted else float("inf")
         if left <= 0:
             raise OverBudget(f"the kernels of this run took more than {self.budget.total_s:g} s "
@@ -102,19 +108,36 @@ class Service:
         timeout = min(limit_s or self.limits.compile_s, left)
         began = time.monotonic()
         try:
-            return compile_sandbox.run_job(module, job, timeout_s=timeout, isolation=self.isolation,
-                                           readonly=readonly, limits=self.compile_limits(),
-                                           files=self.job_files)
+            started = compile_sandbox.Job(module, job, timeout_s=timeout, isolation=self.isolation,
+                                          readonly=readonly, limits=self.compile_limits(),
+                                          files=self.job_files)
+        except JobFailed as exc:
+            raise RuntimeError(str(exc)) from None
+        return Started(started, timeout, began, budgeted)
+
+    def _answer(self, started: "Started") -> dict:
+        try:
+            return started.job.answer()
         except JobFailed as exc:
             if exc.timed_out:
-                raise OverBudget(f"{self.doing} took longer than {timeout:g} s "
+                raise OverBudget(f"{self.doing} took longer than {started.timeout_s:g} s "
                                  "(the compile time limit)") from None
             if exc.out_of_memory:
                 raise OverBudget(f"{self.doing} {exc} (the compile memory limit)") from None
             raise RuntimeError(str(exc)) from None
         finally:
-            if budgeted:
-                self.budget.spent_s += time.monotonic() - began
+            if started.budgeted:
+                self.budget.spent_s += time.monotonic() - started.began
+
+
+@dataclass
+class Started:
+    """A compile sandbox job under way, with what its answer is charged against."""
+
+    job: compile_sandbox.Job
+    timeout_s: float
+    began: float
+    budgeted: bool
 
 
 def valid(msg: dict, *, checking: bool = False) -> tuple | None:

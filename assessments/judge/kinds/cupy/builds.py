@@ -2,10 +2,13 @@
 
 When the emulator needs a build, the child sends a `build` event (source text, options, name
 expressions, variant) and waits. `RunBuilds.serve` takes the build from the cache or runs the
-emulator's builder in the compile sandbox (compile_job.py), both variants side by side when the
-backend runs checking builds (its tests need both), and links the library into the run's
-read-only view, where the child dlopens it. g++'s refusals are cached like builds; a compile
-past its limit is refused with a message saying so and is not cached.
+emulator's builder in the compile sandbox (compile_job.py), and links the library into the
+run's read-only view, where the child dlopens it. The child asks for the variant it launches:
+the checking build on a backend whose tests are checked, the only one such a run builds. g++'s
+refusals are cached like builds; a compile past its limit is refused with a message saying so
+and is not cached. A program the NVRTC gate compiles has its build started at once (`prepare`),
+so that g++ runs beside NVRTC and the build request that follows a passed gate finds it under
+way.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import base64
 import binascii
 
 from ... import build_cache
-from ...compile_stage import OverBudget, Service, valid
+from ...compile_stage import OverBudget, Service, Started, valid
 from . import jobs
 
 
@@ -30,9 +33,30 @@ class RunBuilds(Service):
         self.view = self.cache.view()
         self._setup: tuple | None = None
         self.maps: dict[str, dict] = {}   # file in the view -> its profile map (checking builds)
+        self._early: dict[str, Started] = {}   # a build's key -> its job, started by prepare
 
     def close(self) -> None:
+        for started in self._early.values():
+            started.job.cancel()
+        self._early = {}
         self.view.close()
+
+    def prepare(self, request: tuple) -> None:
+        """Start the builds the tests will ask for of (source, options, name expressions), unless
+        they are cached or under way; `_compile` takes their answer. Whatever goes wrong here is
+        left to the build request to meet and report."""
+        try:
+            fingerprint, core = self._emulator()
+            if fingerprint is None:
+                return
+            variant = self.backend.checking   # the one its tests launch
+            k = build_cache.key("build", fingerprint, *request, variant)
+            if k in self._early or self.cache.get("builds", k) is not None:
+                return
+            self._early[k] = self._start(jobs.BUILD_MODULE, self._job_of(request, variant, core),
+                                         readonly=(core,))
+        except Exception:   # noqa: BLE001 - the build request meets it again and says why
+            return
 
     def _serve(self, msg: dict) -> dict:
         request = valid(msg, checking=True)
@@ -66,25 +90,25 @@ class RunBuilds(Service):
             self._setup = (fingerprint, core)
         return self._setup
 
+    @staticmethod
+    def _job_of(program: tuple, checking: bool, core: str) -> dict:
+        source, options, exprs = program[:3]
+        return {"source": source, "options": list(options), "name_expressions": list(exprs),
+                "variants": [checking], "core": core}
+
     def _compile(self, request: tuple, keys: dict, core: str) -> dict:
-        source, options, exprs, checking = request
-        variants = [checking]
-        if self.backend.checking and self.cache.get("builds", keys[not checking]) is None:
-            variants.append(not checking)   # the tests need both: build them side by side
-        job = {"source": source, "options": list(options), "name_expressions": list(exprs),
-               "variants": variants, "core": core}
+        checking = request[3]
+        started = self._early.pop(keys[checking], None)
+        if started is None:
+            started = self._start(jobs.BUILD_MODULE, self._job_of(request, checking, core), readonly=(core,))
         try:
-            answer = self._job(jobs.BUILD_MODULE, job, readonly=(core,))
+            answer = self._answer(started)
         except OverBudget as exc:   # not cached: another run may have the time
             return {"ok": False, "log": str(exc)}
-        mine = None
-        for result in answer.get("results") or []:
-            entry = self._publish(result, keys)
-            if result.get("checking") is checking:
-                mine = entry
-        if mine is None:
+        results = [r for r in answer.get("results") or [] if isinstance(r, dict)]
+        if len(results) != 1 or results[0].get("checking") is not checking:
             raise RuntimeError("the compile sandbox did not answer for the variant asked")
-        return mine
+        return self._publish(results[0], keys)
 
     def _publish(self, result: dict, keys: dict) -> dict:
         if not isinstance(result, dict) or result.get("internal"):

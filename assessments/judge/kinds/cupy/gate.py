@@ -6,7 +6,8 @@ cache or runs NVRTC in the compile sandbox (nvrtc.py), keeping the log, ptxas' r
 and the PTX with the cubin beside them. Once the verdict is settled, `listings` turns the
 programs the child names (listing.programs) into PTX (kept) and SASS (nvdisasm on the kept
 cubins, listing.py, in the compile sandbox), cached too. With `prefetch`, each new cubin's
-nvdisasm job starts as soon as the gate made it, beside the builds and tests.
+nvdisasm job starts as soon as the gate made it, beside the builds and tests; `beside` hears of
+each program before NVRTC compiles it (the emulator's builds start then).
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ class RunGate(Service):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.prefetch = False            # start the SASS of each new cubin at once
+        self.beside = None               # called with each program before NVRTC compiles it
         self._tools: list | None = None
         self._pending: list[tuple[compile_sandbox.Job, list[str]]] = []   # SASS jobs under way
         self._view: build_cache.RunView | None = None   # the cubins the SASS jobs read
@@ -61,11 +63,16 @@ class RunGate(Service):
             return {"ok": False, "log": "the gate request is malformed"}
         k = self._key(request, arch)
         try:
-            entry = self._cached("gates", k, lambda: self._compile([request], [k], arch)[0])
+            entry = self._cached("gates", k, lambda: self._first_compile(request, k, arch))
         except OverBudget as exc:   # not cached: another run may have the time
             return {"ok": False, "log": str(exc)}
         return {key: entry.get(key) for key in ("ok", "log", "kernels", "lowered_names", "unavailable")
                 if key in entry}
+
+    def _first_compile(self, request: tuple, k: str, arch: str) -> dict:
+        if self.beside is not None:
+            self.beside(request)   # the emulator's builds start beside NVRTC
+        return self._compile([request], [k], arch)[0]
 
     def _key(self, request: tuple, arch: str) -> str:
         if self._tools is None:

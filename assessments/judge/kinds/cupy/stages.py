@@ -75,6 +75,7 @@ def child_session(run: CupyRun, wrapper):
         run.builds = RunBuilds(run.backend, run.limits, run.isolation, budget=budget)
         run.gate = RunGate(run.backend, run.limits, run.isolation, run.builds.cache, budget)
         run.gate.prefetch = run.listings   # each new cubin's SASS starts beside the tests
+        run.gate.beside = run.builds.prepare   # g++ beside NVRTC
         bench = run.task.bench.get("cuda")
         if run.backend.profiled and bench:
             try:

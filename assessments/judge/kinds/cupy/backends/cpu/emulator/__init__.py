@@ -1,6 +1,6 @@
 """CUDA C on the CPU: the candidate's kernels compiled with g++ against a small CUDA runtime.
 
-    mod = compile_module(source, options=(), name_expressions=())
+    mod = compile_module(source, options=(), name_expressions=(), checking=False)
     k = mod.get_function("kernel_name")           # or a name expression such as "k<float, 256>"
     k.launch(grid, block, args, shared_mem=0, checking=False, timeout_s=None)
 
@@ -20,10 +20,11 @@ WANTS_GUARD_PAGES = True
 __all__ = ["compile_module", "EmulatorError", "KINDS", "Module", "Kernel", "Param", "WANTS_GUARD_PAGES"]
 
 
-def compile_module(source: str, options: tuple = (), name_expressions: tuple = ()):
-    """Build `source` (CUDA C that NVRTC accepted) with g++; cached by content hash."""
+def compile_module(source: str, options: tuple = (), name_expressions: tuple = (), checking: bool = False):
+    """Build `source` (CUDA C that NVRTC accepted) with g++; cached by content hash. `checking`:
+    the variant built now (the one most launches will use); the other is built when first used."""
     from .launch import Module
-    return Module(source, tuple(options), tuple(name_expressions))
+    return Module(source, tuple(options), tuple(name_expressions), checking)
 
 
 def __getattr__(name: str):

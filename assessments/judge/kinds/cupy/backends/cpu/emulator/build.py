@@ -32,14 +32,16 @@ CXXFLAGS = ["-O2", "-fPIC", "-fno-strict-aliasing", "-fno-threadsafe-statics", "
             "-fno-plt", "-w"]
 MIN_STACK_KIB, MAX_STACK_KIB = 64, 1024
 # The checking build also profiles (runtime/core/profile.cpp): a callback per basic block, line
-# tables with inline frames (DWARF 4: binutils misnames some files in g++'s DWARF 5), and no
-# vectorising, so that instructions count one per operation.
+# tables with inline frames (DWARF 4: binutils misnames some files in g++'s DWARF 5; no variable
+# locations, whose tracking is half of a heavy kernel's compile and changes no instruction), and
+# no vectorising, so that instructions count one per operation.
 # fmaf() becomes one instruction where the CPU has FMA, as on the GPU (the rounding is the same);
 # a * b + c stays two (no contraction), so results match the plain build's.
 HOST_FMA = ["-mfma", "-ffp-contract=off"] if " fma " in (
     open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else "") else []
 CHECK_FLAGS = ["-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0",
-               "-fsanitize-coverage=trace-pc", "-gdwarf-4", "-fno-tree-vectorize", "-fpeel-loops", *HOST_FMA, "-DKP_CHECKING=1"]
+               "-fsanitize-coverage=trace-pc", "-gdwarf-4", "-fno-var-tracking-assignments",
+               "-fno-tree-vectorize", "-fpeel-loops", *HOST_FMA, "-DKP_CHECKING=1"]
 _fingerprint: list[str] = []
 _builder: list = []   # the judge child's remote builder (use_builder), else builds happen here
 

@@ -97,13 +97,16 @@ def _entry(lib, idx: int):
 
 
 class Module:
-    """A compiled source: its kernels by name (plain and checking builds, the latter on demand)."""
+    """A compiled source: its kernels by name. Built at once in the variant its launches will
+    mostly use (`checking`), which also gives the kernels and their layouts; the other variant
+    on demand (a process whose launches are all checked never builds the plain one)."""
 
-    def __init__(self, source: str, options=(), name_expressions=()):
+    def __init__(self, source: str, options=(), name_expressions=(), checking: bool = False):
         self.source = source
         self.options = tuple(options)
         self.name_expressions = tuple(name_expressions)
-        self._built = {False: build.build(source, self.options, self.name_expressions, checking=False)}
+        self._first = bool(checking)
+        self._built = {self._first: build.build(source, self.options, self.name_expressions, self._first)}
         self._functions: dict[str, Kernel] = {}
 
     def built(self, checking: bool) -> build.Built:
@@ -117,13 +120,18 @@ class Module:
         return _load(b.path, b.meta.get("stack_kib", 64))
 
     @property
+    def meta(self) -> dict:
+        """The first build's metadata: kernels, entries (the same in both variants)."""
+        return self._built[self._first].meta
+
+    @property
     def kernel_names(self) -> list[str]:
-        return list(self._built[False].meta["entries"])
+        return list(self.meta["entries"])
 
     def get_function(self, name: str) -> "Kernel":
         k = self._functions.get(name)
         if k is None:
-            entries = self._built[False].meta["entries"]
+            entries = self.meta["entries"]
             if name not in entries:
                 known = ", ".join(entries) or "none"
                 raise EmulatorError("launch_error", name,
@@ -148,7 +156,7 @@ class Kernel:
     def layout(self) -> list[tuple[int, int, int, int, str]]:
         """(offset, size, kind, pointee_const, C++ type) per parameter, as the compiler lays them out."""
         if self._layout is None:
-            lib = self.module.lib(False)
+            lib = self.module.lib(self.module._first)
             fn = getattr(lib, f"kp_layout_{self.index}")
             fn.argtypes = [ctypes.POINTER(_ParamInfo), ctypes.c_int]
             fn.restype = ctypes.c_int
@@ -171,7 +179,7 @@ class Kernel:
         if self._params is None:
             base = re.sub(r"<.*$", "", self.name).strip().lstrip("&")
             decl = None
-            for k in self.module._built[False].meta["kernels"]:
+            for k in self.module.meta["kernels"]:
                 if base in (k["name"], k["qualified"]):
                     decl = k
                     break

@@ -132,7 +132,8 @@ def compile_module(source: str, options: tuple = (), name_expressions: tuple = (
     if mod is not None:
         return mod
     try:
-        mod = emu.compile_module(source, tuple(options), tuple(name_expressions))
+        # the variant this process launches (checked while it runs tests): the only one built
+        mod = emu.compile_module(source, tuple(options), tuple(name_expressions), checking=checking())
     except emu.EmulatorError as exc:
         raise _translate(exc, kernel, source) from None
     _cache[("mod", key)] = mod
