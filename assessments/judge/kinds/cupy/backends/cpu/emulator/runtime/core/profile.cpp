@@ -74,7 +74,9 @@ inline uint64_t mix(uint64_t x) {
 
 void* zmap(size_t bytes) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? nullptr : p;
+    if (p == MAP_FAILED) return nullptr;
+    madvise(p, bytes, MADV_HUGEPAGE);   // hashed tables: a page per probe would miss the TLB each time
+    return p;
 }
 
 constexpr unsigned kSites = 1u << 12, kBBs = 1u << 13, kLines = 256;
@@ -495,6 +497,10 @@ void profile_shared(uintptr_t a, unsigned n, int kind, uintptr_t pc) {
 }
 
 void profile_barrier(int line) { count_line(line, 0); }
+
+// No warp request spans a block barrier: those open are finished, and the table holds no more
+// than one phase's requests (a tiled kernel's block would otherwise fill it with finished ones).
+void profile_barrier_passed() { flush_requests(); }
 void profile_warp_op(int line) { count_line(line, 1); }
 
 }  // namespace kp::core

@@ -18,6 +18,7 @@ void profile_block_end();
 void profile_global(const GBuf* b, uintptr_t a, unsigned n, int kind, uintptr_t pc);
 void profile_shared(uintptr_t a, unsigned n, int kind, uintptr_t pc);
 void profile_barrier(int line);
+void profile_barrier_passed();   // every thread of the block arrived
 void profile_warp_op(int line);
 
 }  // namespace kp::core

@@ -166,6 +166,7 @@ unsigned kp_barrier(int line, int pred) {
     }
     b.bar_count += pred != 0;
     if (++b.bar_arrived == g_s.nthreads) {
+        if (g_profiling) profile_barrier_passed();
         unsigned cnt = b.bar_count;
         b.bar_result = cnt;
         if (b.rhead == b.rtail) {
