@@ -116,7 +116,7 @@ test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js \
 bench: $(VENV)/.installed-dev $(TRACK_MODEL)
 	$(BIN)/python bench/parse.py
 	$(BIN)/python bench/judge.py
-	$(BIN)/python bench/queue.py
+	$(BIN)/python bench/grading_queue.py
 	$(BIN)/python bench/match.py
 
 clean:

@@ -9,17 +9,12 @@ else must match byte for byte. With --compare, prints the files that differ and 
 """
 from __future__ import annotations
 
+import argparse
+import difflib
+import json
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-
-# bench/ holds queue.py: off the path before the standard library's queue is imported.
-HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-
-import argparse  # noqa: E402
-import difflib  # noqa: E402
-import json  # noqa: E402
-from concurrent.futures import ProcessPoolExecutor  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "submissions"

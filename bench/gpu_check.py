@@ -24,9 +24,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# bench/ holds queue.py: off the path before the standard library's queue is imported.
 HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402

@@ -20,8 +20,6 @@ from pathlib import Path
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 HERE = Path(__file__).resolve().parent
-# bench/queue.py would hide the standard library's queue module.
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(HERE.parent))
 
 

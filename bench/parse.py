@@ -40,9 +40,6 @@ from pathlib import Path
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 ROOT = Path(__file__).resolve().parents[1]
-# Run as a script, this file's folder comes first on sys.path, where bench/queue.py would hide
-# the standard library's `queue` (which urllib3, imported by spaCy, needs).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
 import spacy  # noqa: E402

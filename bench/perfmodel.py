@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]   # bench/queue.py
 
 import argparse  # noqa: E402
 import json  # noqa: E402

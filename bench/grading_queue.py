@@ -1,4 +1,4 @@
-"""Grading throughput: python bench/queue.py [--accept 1000] [--graded 12] [--clients 8].
+"""Grading throughput: python bench/grading_queue.py [--accept 1000] [--graded 12] [--clients 8].
 
 Measured in one run, on the cpu backend, each on a fresh SQLite database:
 1. submissions accepted per second by the API (local engine, concurrent HTTP clients) under
@@ -15,9 +15,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# Run as a script, this file's folder comes first on sys.path, where its name would hide the
-# standard library's `queue` (which threads and HTTP clients import).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
 import argparse
