@@ -68,6 +68,18 @@ def test_a_resubmission_builds_and_lists_nothing(cache):
     assert list((root / "runs").iterdir()) == []          # each run's view goes with it
 
 
+@pytest.mark.parametrize("fixture", ["elementwise.py", "jit.py"])
+def test_a_generated_kernel_is_built_once_beside_nvrtc(cache, fixture):
+    """The gate request names the emulator's rewrite of CuPy's generated source, not the source
+    NVRTC compiles: one build, started with the gate, and it is the one the tests load."""
+    root, jobs = cache
+    source = (ROOT / "tests" / "fixtures" / "submissions" / "vector_add" / fixture).read_text()
+    r = judge("vector_add", source, seed=1, listings=False)
+    assert r.verdict is Verdict.ACCEPTED, _describe(r)
+    assert jobs == [compile_jobs.BUILD_MODULE, gate.NVRTC_MODULE]
+    assert len(list((root / "builds").glob("*.so"))) == 1
+
+
 @pytest.mark.parametrize("source,job", [(GXX_ONLY, compile_jobs.BUILD_MODULE),
                                         (NVRTC_ONLY, gate.NVRTC_MODULE)])
 def test_compile_errors_keep_their_message_and_are_cached(cache, source, job):

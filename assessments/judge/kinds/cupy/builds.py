@@ -6,9 +6,9 @@ emulator's builder in the compile sandbox (compile_job.py), and links the librar
 run's read-only view, where the child dlopens it. The child asks for the variant it launches:
 the checking build on a backend whose tests are checked, the only one such a run builds. g++'s
 refusals are cached like builds; a compile past its limit is refused with a message saying so
-and is not cached. A program the NVRTC gate compiles has its build started at once (`prepare`),
-so that g++ runs beside NVRTC and the build request that follows a passed gate finds it under
-way.
+and is not cached. The build a gate request names (kernel_log.record_kernel's `build`) starts
+with the gate (`prepare`), so that g++ runs beside NVRTC and the build request that follows a
+passed gate finds it under way.
 """
 from __future__ import annotations
 

@@ -6,8 +6,9 @@ cache or runs NVRTC in the compile sandbox (nvrtc.py), keeping the log, ptxas' r
 and the PTX with the cubin beside them. Once the verdict is settled, `listings` turns the
 programs the child names (listing.programs) into PTX (kept) and SASS (nvdisasm on the kept
 cubins, listing.py, in the compile sandbox), cached too. With `prefetch`, each new cubin's
-nvdisasm job starts as soon as the gate made it, beside the builds and tests; `beside` hears of
-each program before NVRTC compiles it (the emulator's builds start then).
+nvdisasm job starts as soon as the gate made it, beside the builds and tests. A request may name
+the emulator build that follows a pass (`build`: its source, options and name expressions);
+`beside` hears of it before NVRTC starts, and the build starts then.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ class RunGate(Service):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.prefetch = False            # start the SASS of each new cubin at once
-        self.beside = None               # called with each program before NVRTC compiles it
+        self.beside = None               # called with a request's `build` before NVRTC starts
         self._tools: list | None = None
         self._pending: list[tuple[compile_sandbox.Job, list[str]]] = []   # SASS jobs under way
         self._view: build_cache.RunView | None = None   # the cubins the SASS jobs read
@@ -62,16 +63,17 @@ class RunGate(Service):
         if request is None or not isinstance(arch, str) or not _ARCH.match(arch):
             return {"ok": False, "log": "the gate request is malformed"}
         k = self._key(request, arch)
+        then = valid(msg["build"]) if isinstance(msg.get("build"), dict) else None
         try:
-            entry = self._cached("gates", k, lambda: self._first_compile(request, k, arch))
+            entry = self._cached("gates", k, lambda: self._first_compile(request, k, arch, then))
         except OverBudget as exc:   # not cached: another run may have the time
             return {"ok": False, "log": str(exc)}
         return {key: entry.get(key) for key in ("ok", "log", "kernels", "lowered_names", "unavailable")
                 if key in entry}
 
-    def _first_compile(self, request: tuple, k: str, arch: str) -> dict:
-        if self.beside is not None:
-            self.beside(request)   # the emulator's builds start beside NVRTC
+    def _first_compile(self, request: tuple, k: str, arch: str, then: tuple | None) -> dict:
+        if self.beside is not None and then is not None:
+            self.beside(then)   # the emulator's build of the program starts beside NVRTC
         return self._compile([request], [k], arch)[0]
 
     def _key(self, request: tuple, arch: str) -> str:

@@ -108,13 +108,17 @@ def _key(*parts) -> str:
     return h.hexdigest()[:16]
 
 
-def _compile(source: str, options: tuple, name_expressions: tuple):
+def _compile(source: str, options: tuple, name_expressions: tuple, build: tuple | None = None):
     key = _key(source, options, name_expressions, _state["arch"])
     if key not in _compiled:
         from . import nvrtc  # deferred: only runs with kernels need it
         if _ask is not None:   # the judge's child: its parent runs NVRTC (gate.py)
+            extra = {} if build is None else {"build": {
+                "source": build[0], "options": [str(o) for o in build[1]],
+                "name_expressions": [str(e) for e in build[2]]}}
             reply = ask("gate", source=source, options=[str(o) for o in options],
-                        name_expressions=[str(e) for e in name_expressions], arch=_state["arch"])
+                        name_expressions=[str(e) for e in name_expressions], arch=_state["arch"],
+                        **extra)
             _compiled[key] = None if reply.get("unavailable") else nvrtc.CompileResult.from_dict(reply)
             return _compiled[key]
         try:
@@ -126,11 +130,14 @@ def _compile(source: str, options: tuple, name_expressions: tuple):
 
 
 def record_kernel(kind: str, name: str, source: str, options: tuple = (),
-                  name_expressions: tuple = (), *, gate: bool | None = None) -> KernelRecord:
+                  name_expressions: tuple = (), *, gate: bool | None = None,
+                  build: tuple | None = None) -> KernelRecord:
     """Register a kernel; the first time its source is seen, pass it through the NVRTC gate.
 
     `gate=False` records without compiling (a source that is not a whole CUDA program, such as
     an ElementwiseKernel's operation on the GPU backend, where CuPy builds the program itself).
+    `build`: the (source, options, name expressions) the CPU emulator will build once the gate
+    passes; the judge's parent starts that build beside NVRTC.
     """
     options = tuple(options or ())
     name_expressions = tuple(name_expressions or ())
@@ -146,7 +153,7 @@ def record_kernel(kind: str, name: str, source: str, options: tuple = (),
     _records[rkey] = rec
     if not (_state["gate"] if gate is None else gate):
         return rec
-    result = _compile(source, options, name_expressions)
+    result = _compile(source, options, name_expressions, build)
     if result is None:
         return rec
     rec.compiled = result.ok

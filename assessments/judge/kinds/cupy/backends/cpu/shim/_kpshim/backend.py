@@ -112,13 +112,14 @@ def timeout_s():
     return getattr(mod, "_kp_timeout_s", None)
 
 
-def gate(kind: str, name: str, source: str, options: tuple = (), name_expressions: tuple = ()):
-    """Run the NVRTC gate; a refusal becomes CuPy's CompileException."""
+def gate(kind: str, name: str, source: str, options: tuple = (), name_expressions: tuple = (),
+         build: tuple | None = None):
+    """Run the NVRTC gate; a refusal becomes CuPy's CompileException. `build`: the emulator
+    build that follows (compile_module's source, options and name expressions)."""
     log = kernel_log()
     try:
-        if name_expressions:
-            return log.record_kernel(kind, name, source, tuple(options), tuple(name_expressions))
-        return log.record_kernel(kind, name, source, tuple(options))
+        return log.record_kernel(kind, name, source, tuple(options), tuple(name_expressions),
+                                 build=build)
     except log.CompileFailed as exc:
         raise errors.CompileException(getattr(exc, "log", "") or str(exc), source, name,
                                       tuple(options)) from None

@@ -39,10 +39,17 @@ class GeneratedKernel:
         self.plan = None
 
     def build(self):
-        if self.record is None:
-            self.record = backend.gate(self.kind, self.name, self.gate_source, self.options)
+        emulated = None
         if self.function is None:
-            emu_source, plans = cpu_source.for_emulator(self.source, [self.name])
+            try:
+                emulated = cpu_source.for_emulator(self.source, [self.name])
+            except Exception:   # noqa: BLE001 - the gate speaks first; the build below says why
+                emulated = None
+        if self.record is None:
+            hint = None if emulated is None else (emulated[0], emulator_options(self.options), ())
+            self.record = backend.gate(self.kind, self.name, self.gate_source, self.options, build=hint)
+        if self.function is None:
+            emu_source, plans = emulated or cpu_source.for_emulator(self.source, [self.name])
             module = backend.compile_module(emu_source, emulator_options(self.options),
                                             kernel=self.name)
             self.function = backend.get_function(module, self.name, kernel=self.name)

@@ -44,7 +44,8 @@ class RawKernel:
     def _gate(self):
         if self._record is None:
             self._record = backend.gate(self._kind, self.name, self.code, self.options,
-                                        self.name_expressions or ())
+                                        self.name_expressions or (),
+                                        build=(self.code, self.options, self.name_expressions or ()))
         return self._record
 
     def _emulated(self):
