@@ -130,7 +130,7 @@ PROFILE_JSON_SCHEMA = {
                                                 "size, in microseconds; null when no estimate"},
         "bound": {"type": "string", "nullable": True,
                   "description": "what limits it: DRAM, L2, L1, shared memory, issue, FP32, FP64, "
-                                 "atomics, latency/occupancy, too little parallelism, launch, "
+                                 "FP16, atomics, latency/occupancy, too little parallelism, launch, "
                                  "host copies"},
         "roofline_fraction": {**_NUM, "description": "the task's roofline time over the estimate "
                                                      "(the performance points' basis)"},
@@ -146,6 +146,12 @@ PROFILE_JSON_SCHEMA = {
                                "description": "line of the submitted file, where the kernel's source is found in it"},
                       "kernel_line": {"type": "integer"}, "text": {"type": "string"},
                       "warp_inst": {"type": "number"}, "fp32": {"type": "number"},
+                      "fp16": {"type": "number", "description": "half-precision operations"},
+                      "thread_inst": {"type": "number"}, "lane_inst": {"type": "number"},
+                      "lanes_active": {**_NUM, "description": "thread_inst / lane_inst: the share "
+                                       "of a warp's lanes that ran the line (1: no divergence)"},
+                      "divergent_warps": {"type": "number",
+                                          "description": "warps whose lanes took different paths here"},
                       "global_requests": {"type": "number"}, "sectors": {"type": "number"},
                       "ideal_sectors": {"type": "number"}, "coalescing": _NUM,
                       "shared_requests": {"type": "number"}, "wavefronts": {"type": "number"},

@@ -24,13 +24,14 @@ from concurrent.futures import ProcessPoolExecutor  # noqa: E402
 
 ROOT = HERE.parent
 SOLUTIONS = ROOT / "gpu_tasks" / "solutions"
-FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
+FIXTURES = (ROOT / "tests" / "fixtures" / "submissions", ROOT / "tests" / "fixtures" / "perf")
 RESULTS = HERE / "results"
 
 
 def files(only: str | None) -> list[tuple[str, Path]]:
     out = [(p.stem, p) for p in sorted(SOLUTIONS.glob("*.py"))]
-    out += [(d.name, p) for d in sorted(FIXTURES.iterdir()) if d.is_dir() for p in sorted(d.glob("*.py"))]
+    out += [(d.name, p) for folder in FIXTURES for d in sorted(folder.iterdir()) if d.is_dir()
+            for p in sorted(d.glob("*.py"))]
     return [(t, p) for t, p in out if not only or only in str(p)]
 
 

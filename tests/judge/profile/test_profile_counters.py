@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from assessments.judge.kinds.cupy.backends.cpu.emulator import compile_module
+from assessments.judge.kinds.cupy.backends.cpu.emulator.profile_map import CLASSES
 from assessments.judge.kinds.cupy.perfmodel import whole_site
 
 
@@ -117,3 +118,34 @@ def test_counters_are_attributed_to_the_kernels_lines():
     assert lines == {4}                                           # b[i] = a[i];
     executed = {row[0] for bb in counters["blocks"] for row in pmap["blocks"].get(format(bb["pc"], "x"), [])}
     assert {3, 4} <= executed
+
+
+def _per_thread(source: str, dtype, n: int = 4096) -> dict:
+    """Instructions by class per thread of an elementwise add of n elements (profile and map)."""
+    module = compile_module(source, checking=True)
+    counters = module.get_function("add").profile(
+        (n // 256,), (256,), [np.ones(n, dtype), np.ones(n, dtype), np.zeros(n, dtype), np.int32(n)])
+    pmap = module.meta["profile_map"]
+    total = dict.fromkeys(CLASSES, 0)
+    for bb in counters["blocks"]:
+        for _, *counts in pmap["blocks"].get(format(bb["pc"], "x"), []):
+            for cls, v in zip(CLASSES, counts):
+                total[cls] += v * bb["thread_hits"]
+    return {cls: v / n for cls, v in total.items()}
+
+
+ADD = r'''
+#include <cuda_fp16.h>
+extern "C" __global__ void add(const T* a, const T* b, T* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = OP;
+}
+'''
+
+
+def test_half_precision_arithmetic_counts_as_fp16_operations_not_its_software_conversions():
+    half = _per_thread(ADD.replace("T*", "__half*").replace("OP", "__hadd(a[i], b[i])"), np.float16)
+    single = _per_thread(ADD.replace("T*", "float*").replace("OP", "a[i] + b[i]"), np.float32)
+    assert (half["fp16"], half["fp32"]) == (1, 0) and (single["fp32"], single["fp16"]) == (1, 0)
+    issued = lambda c: c["fp"] + c["int"] + c["mem"] + c["ctrl"]   # noqa: E731
+    assert issued(half) <= 1.5 * issued(single), (half, single)   # not the conversions' dozens

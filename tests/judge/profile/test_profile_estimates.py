@@ -94,3 +94,18 @@ def test_the_estimate_is_identical_in_three_runs_one_with_both_cores_busy():
     third = run(3)
     assert first == busy == third
     assert json.loads(first)["profile"]["estimated_us"] > 0
+
+
+def test_divergent_branches_are_found_on_their_line():
+    """A block tree whose active threads are every (2 * step)-th (interleaved addressing) against
+    the first `step` (sequential): the first diverges inside every warp on its branch's line."""
+    divergent = _judged("reduce_sum", PERF / "reduce_sum" / "divergent_tree.py")
+    uniform = _judged("reduce_sum", PERF / "reduce_sum" / "sequential_tree.py")
+    text = (PERF / "reduce_sum" / "divergent_tree.py").read_text().splitlines()
+    line = 1 + next(i for i, t in enumerate(text) if "tid % (2 * step)" in t)
+    (row,) = [x for x in divergent.profile["lines"] if x["line"] == line]
+    assert row["lanes_active"] < 0.7 and row["divergent_warps"] > 0, row
+    hints = [h["text"] for h in divergent.profile["hints"]]
+    assert any(h.startswith(f"line {line}: the lanes of a warp take different paths") for h in hints), hints
+    assert not any("different paths" in h["text"] for h in uniform.profile["hints"])
+    assert divergent.profile["estimated_us"] > uniform.profile["estimated_us"]

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 from . import occupancy
+from .backends.cpu.emulator.profile_map import CLASSES
 from .timing.peaks import Peaks
 from .timing.roofline import roofline
 
@@ -40,6 +41,7 @@ class Device:
     issue_clk: int = 4                  # warp instructions per clock per SM (4 schedulers)
     fp32_flops_s: float = 66.9e12
     fp64_flops_s: float = 33.5e12
+    fp16_flops_s: float = 133.8e12      # without tensor cores (datasheet)
     atomics_s: float = 1.0e11           # L2 atomic units, all addresses together
     same_address_s: float = 1.2e9       # updates of one address, serialised in its L2 slice
     launch_s: float = 2.5e-6            # back-to-back kernel launch as the timing sees it
@@ -164,21 +166,27 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
 
     def at(line: int) -> dict:
         return lines.setdefault(line, {"line": line, "warp_inst": 0.0, "fp32": 0.0, "fp64": 0.0,
-                                       "global_requests": 0.0, "sectors": 0.0, "ideal_sectors": 0.0,
-                                       "shared_requests": 0.0, "wavefronts": 0.0, "ideal_wavefronts": 0.0,
-                                       "atomics": 0.0, "barriers": 0.0, "warp_ops": 0.0,
-                                       "thread_inst": 0.0, "sites": []})
+                                       "fp16": 0.0, "global_requests": 0.0, "sectors": 0.0,
+                                       "ideal_sectors": 0.0, "shared_requests": 0.0, "wavefronts": 0.0,
+                                       "ideal_wavefronts": 0.0, "atomics": 0.0, "barriers": 0.0,
+                                       "warp_ops": 0.0, "thread_inst": 0.0, "lane_inst": 0.0,
+                                       "divergent_warps": 0.0, "sites": []})
 
     for bb in c.get("blocks") or []:
         for ln, *counts in blocks_map.get(format(int(bb["pc"]), "x"), []):
-            n = sum(counts[2:])   # instructions: fp, int, mem, ctrl (counts[:2] are FLOPs)
+            k = dict(zip(CLASSES, counts))
+            n = k["fp"] + k["int"] + k["mem"] + k["ctrl"]   # instructions (the rest are FLOPs)
             x = at(int(ln))
             x["warp_inst"] += bb["warp_hits"] * n * scale
             x["thread_inst"] += bb["thread_hits"] * n * scale
-            x["fp32"] += bb["thread_hits"] * counts[0] * scale
-            x["fp64"] += bb["thread_hits"] * counts[1] * scale
-    warp_inst, thread_inst, fp32, fp64 = (sum(x[k] for x in lines.values())
-                                          for k in ("warp_inst", "thread_inst", "fp32", "fp64"))
+            # what the lanes would have run had none diverged (older counters: every lane)
+            x["lane_inst"] += bb.get("lane_slots", 32 * bb["warp_hits"]) * n * scale
+            x["divergent_warps"] = max(x["divergent_warps"], bb.get("divergent", 0) * scale)
+            for flop in ("fp32", "fp64", "fp16"):
+                x[flop] += bb["thread_hits"] * k[flop] * scale
+    warp_inst, thread_inst, lane_inst, fp32, fp64, fp16 = (
+        sum(x[k] for x in lines.values())
+        for k in ("warp_inst", "thread_inst", "lane_inst", "fp32", "fp64", "fp16"))
     arrays = c.get("arrays") or []
     sectors = l2_sectors = wavefronts = atomics = 0.0
     worst_same = 0.0
@@ -252,24 +260,25 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
         "issue": warp_inst / (dev.issue_clk * sm_rate * issue_eff),
         "FP32": fp32 / (dev.fp32_flops_s * max(tail, 1e-9)),
         "FP64": fp64 / (dev.fp64_flops_s * max(tail, 1e-9)),
+        "FP16": fp16 / (dev.fp16_flops_s * max(tail, 1e-9)),
         "atomics": max(atomics / dev.atomics_s, worst_same / dev.same_address_s),
     }
     bound = max(times, key=times.get)
     kernel_s = max(times[bound], dev.min_kernel_s)
     if bound in ("DRAM", "L2") and min(mem_eff, l2_eff) < 0.7:
         bound = "too little parallelism" if nblocks < dev.sms else "latency/occupancy"
-    elif bound in ("issue", "FP32", "L1", "shared memory") and nblocks < dev.sms:
+    elif bound in ("issue", "FP32", "FP16", "L1", "shared memory") and nblocks < dev.sms:
         bound = "too little parallelism"
     if dev.launch_s > kernel_s:
         bound = "launch"
     each = kernel_s + dev.launch_s
-    simt = thread_inst / (32 * warp_inst) if warp_inst else 1.0
+    simt = thread_inst / lane_inst if lane_inst else 1.0
     return {"kind": "kernel", "kernel": row.get("kernel"), "module": c.get("module"),
             "grid": row.get("grid"), "block": block, "repeats": repeats, "blocks": nblocks,
             "blocks_profiled": run, "scale": scale, "total_s": each * repeats, "kernel_s": kernel_s,
             "times_s": times, "bound": bound, "dram_bytes": dram * repeats, "l2_bytes": l2_bytes,
             "sectors": sectors, "wavefronts": wavefronts, "warp_inst": warp_inst, "fp32": fp32,
-            "fp64": fp64, "atomics": atomics, "most_on_one_address": worst_same,
+            "fp64": fp64, "fp16": fp16, "atomics": atomics, "most_on_one_address": worst_same,
             "simt_efficiency": simt, "occupancy": occ.occupancy, "threads": threads,
             "resident_warps": resident_warps, "occupancy_limited_by": occ.limited_by,
             "registers": regs, "memory_parallelism": mem_eff, "lines": lines, "sites": sites,
@@ -367,6 +376,41 @@ def _offset_by_lines(text: str, solution: str) -> int | None:
     return best if best_hits * 2 >= len(wanted) else None
 
 
+# A line whose warps run it with fewer lanes than this share is a divergent one worth a hint.
+DIVERGED = 0.7
+
+
+def _divergence_hints(p: dict, name: str, sources: dict) -> list[tuple[float, str]]:
+    """Lines where the lanes of a warp took different paths, costliest first (two at most), each
+    costing the issue slots its idle lanes wasted; the kernel's share where no line stands out."""
+    if not p["warp_inst"] or p["simt_efficiency"] >= 0.9:
+        return []
+    weight = 1.0 if p["bound"] in ("issue", "FP32", "FP16", "FP64") else 0.5
+    rows = []
+    for line, x in p["lines"].items():
+        if not x["lane_inst"] or not x["warp_inst"]:
+            continue
+        active = min(x["thread_inst"] / x["lane_inst"], 1.0)
+        share = x["warp_inst"] / p["warp_inst"]
+        if active < DIVERGED and share >= 0.05:
+            rows.append((p["kernel_s"] * share * (1 - active) * weight * p["repeats"], line, active, x))
+    rows.sort(key=lambda r: -r[0])
+    out = []
+    for cost, line, active, x in rows[:2]:
+        where = _where(p["module"], line, sources)[1]
+        out.append((cost, f"{where}: the lanes of a warp take different paths in kernel {name}: "
+                          f"{100 * active:.0f}% of them run this line's instructions "
+                          f"({x['divergent_warps']:,.0f} warps diverge here); branch on values "
+                          "that are the same across a warp (the warp index, not the thread's), or "
+                          "give each warp work of the same length"))
+    if not out and p["simt_efficiency"] < 0.6:
+        out.append((p["kernel_s"] * (1 - p["simt_efficiency"]) * 0.5 * p["repeats"],
+                    f"kernel {name}: threads of a warp take different paths: "
+                    f"{100 * p['simt_efficiency']:.0f}% of lanes do work in an average instruction; "
+                    "make branches uniform across each warp"))
+    return out
+
+
 def _where(module: str, line: int, sources: dict) -> tuple[int | None, str]:
     """(solution.py line or None, how to name it)."""
     s = sources.get(module)
@@ -384,10 +428,11 @@ def _lines(launches: list[dict], sources: dict) -> list[dict]:
         for line, x in p["lines"].items():
             key = (p["module"], line)
             m = merged.setdefault(key, {"module": p["module"], "kernel_line": line, "line": None,
-                                        "text": "", "warp_inst": 0.0, "fp32": 0.0, "global_requests": 0.0,
-                                        "sectors": 0.0, "ideal_sectors": 0.0, "shared_requests": 0.0,
-                                        "wavefronts": 0.0, "ideal_wavefronts": 0.0, "atomics": 0.0,
-                                        "barriers": 0.0, "warp_ops": 0.0})
+                                        "text": "", "warp_inst": 0.0, "fp32": 0.0, "fp16": 0.0,
+                                        "global_requests": 0.0, "sectors": 0.0, "ideal_sectors": 0.0,
+                                        "shared_requests": 0.0, "wavefronts": 0.0, "ideal_wavefronts": 0.0,
+                                        "atomics": 0.0, "barriers": 0.0, "warp_ops": 0.0,
+                                        "thread_inst": 0.0, "lane_inst": 0.0, "divergent_warps": 0.0})
             for k in m:
                 if k in x and isinstance(m[k], float):
                     m[k] += x[k] * p["repeats"]
@@ -401,6 +446,8 @@ def _lines(launches: list[dict], sources: dict) -> list[dict]:
             if isinstance(v, float):
                 m[k] = round(v)
         m["coalescing"] = round(m["ideal_sectors"] / m["sectors"], 4) if m["sectors"] else None
+        # the share of the warp's lanes that ran the line's instructions (1: no divergence)
+        m["lanes_active"] = round(min(m["thread_inst"] / m["lane_inst"], 1.0), 4) if m["lane_inst"] else None
         m["bank_conflict_ways"] = round(m["wavefronts"] / m["ideal_wavefronts"], 2) if m["ideal_wavefronts"] else None
         out.append(m)
     return out
@@ -467,11 +514,7 @@ def _hints(parts: list[dict], launches: list[dict], sources: dict, total_s: floa
                               f"{reuse:.0f} times from L1 or L2 ({s['requests']:,.0f} warp requests): keep "
                               "tiles in shared memory or registers and reuse them (a tiled kernel loads "
                               "each element once per tile)"))
-        if p["simt_efficiency"] < 0.6 and p["warp_inst"]:
-            cost = p["kernel_s"] * (1 - p["simt_efficiency"]) * 0.5 * rep
-            hints.append((cost, f"kernel {name}: threads of a warp take different paths: "
-                                f"{100 * p['simt_efficiency']:.0f}% of lanes do work in an average "
-                                "instruction; make branches uniform across each warp"))
+        hints += _divergence_hints(p, name, sources)
     nlaunch = sum(p.get("repeats", 1) for p in parts if p["kind"] in ("kernel", "array_op"))
     launch_s = nlaunch * dev.launch_s
     if nlaunch > 3 and launch_s > 0.1 * total_s:

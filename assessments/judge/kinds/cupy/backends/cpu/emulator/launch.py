@@ -51,7 +51,8 @@ class _ProfSite(ctypes.Structure):
 
 
 class _ProfBB(ctypes.Structure):
-    _fields_ = [("pc", ctypes.c_uint64), ("thread_hits", ctypes.c_uint64), ("warp_hits", ctypes.c_uint64)]
+    _fields_ = [("pc", ctypes.c_uint64), ("thread_hits", ctypes.c_uint64), ("warp_hits", ctypes.c_uint64),
+                ("lane_slots", ctypes.c_uint64), ("divergent", ctypes.c_uint64)]
 
 
 class _ProfLine(ctypes.Structure):

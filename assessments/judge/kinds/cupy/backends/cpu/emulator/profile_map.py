@@ -11,6 +11,10 @@ Instructions are classed by what they compute, the host's stand-in for the GPU's
 arithmetic (a fused multiply-add counts as two operations, as in FLOP counts), integer and
 address arithmetic, memory (loads and stores other than the stack's), control (branches and
 calls). The instrumentation's own calls and the stack traffic around them are not counted.
+16-bit floats (`__half`, `__nv_bfloat16`) are done in float here, with conversions in software:
+inside their implementation (the innermost inline frame in the runtime's 16-bit headers) the
+float arithmetic counts as fp16 operations and the rest, which the GPU's half instructions do
+natively, not at all.
 """
 from __future__ import annotations
 
@@ -21,7 +25,10 @@ from .source import CANDIDATE_FILE
 
 # Per line: fp32 and fp64 operations (FLOPs), then instructions by class; `fp` counts the
 # floating-point instructions themselves (a fused multiply-add is one instruction, two FLOPs).
-CLASSES = ("fp32", "fp64", "fp", "int", "mem", "ctrl")
+CLASSES = ("fp32", "fp64", "fp16", "fp", "int", "mem", "ctrl")
+FLOP_CLASSES = ("fp32", "fp64", "fp16")
+# the runtime's 16-bit float implementation (runtime/include)
+HALF_FILES = ("kp_half_common.h", "cuda_fp16.h", "cuda_bf16.h")
 _INSN = re.compile(r"^\s*([0-9a-f]+):\s+((?:(?:addr32|data16|notrack|bnd|lock|rep[nz]*|cs|ds)\s+)*)(\S+)\s*(.*)$")
 _FUNC = re.compile(r"^[0-9a-f]+ <(.+)>:$")
 _CALL_TARGET = re.compile(r"<([^>+]+)")
@@ -71,8 +78,8 @@ def classify(mnemonic: str, operands: str) -> tuple[str, int] | None:
 
 
 def build_map(so_path: str, cwd: str, timeout_s: float = 60.0) -> dict:
-    """{"blocks": {offset: [[line, fp32, fp64, int, mem, ctrl], ...]}, "calls": {offset: line}}
-    for the module at `so_path`; offsets are hexadecimal strings."""
+    """{"blocks": {offset: [[line, *CLASSES counts], ...]}, "calls": {offset: line}} for the
+    module at `so_path`; offsets are hexadecimal strings."""
     dis = subprocess.run(["objdump", "-d", "-w", "--no-show-raw-insn", so_path], cwd=cwd,
                          capture_output=True, text=True, timeout=timeout_s)
     if dis.returncode != 0:
@@ -96,7 +103,7 @@ def build_map(so_path: str, cwd: str, timeout_s: float = 60.0) -> dict:
         if m:
             functions[-1].append((int(m.group(1), 16), m.group(3), m.group(4)))
     addrs = [a for fn in functions for a, _, _ in fn]
-    lines = _lines(so_path, cwd, addrs, timeout_s)
+    lines, half = _lines(so_path, cwd, addrs, timeout_s)
     blocks: dict[str, list] = {}
     calls: dict[str, int] = {}
     for fn in functions:
@@ -123,36 +130,42 @@ def build_map(so_path: str, cwd: str, timeout_s: float = 60.0) -> dict:
                 continue
             line = lines.get(a)
             cls = classify(mnem, ops)
+            if cls is not None and a in half:
+                cls = ("fp16", cls[1]) if cls[0] in FLOP_CLASSES else None
             if line is None or cls is None:
                 continue
             row = current.setdefault(line, [0] * len(CLASSES))
-            if cls[0] in ("fp32", "fp64"):
-                row[CLASSES.index(cls[0])] += cls[1]
+            row[CLASSES.index(cls[0])] += cls[1]
+            if cls[0] in FLOP_CLASSES:
                 row[CLASSES.index("fp")] += 1
-            else:
-                row[CLASSES.index(cls[0])] += cls[1]
     return {"blocks": {k: [[ln, *row] for ln, row in sorted(v.items())] for k, v in blocks.items() if v},
             "calls": calls}
 
 
-def _lines(so_path: str, cwd: str, addrs: list[int], timeout_s: float) -> dict[int, int]:
-    """Each address's innermost line in the kernel's own file (None where it has none)."""
+def _lines(so_path: str, cwd: str, addrs: list[int], timeout_s: float) -> tuple[dict[int, int], set[int]]:
+    """Each address's innermost line in the kernel's own file (None where it has none), and the
+    addresses whose innermost frame is in the 16-bit float implementation."""
     if not addrs:
-        return {}
+        return {}, set()
     out = subprocess.run(["addr2line", "-a", "-i", "-e", so_path], cwd=cwd, capture_output=True,
                          text=True, timeout=timeout_s,
                          input="\n".join(format(a, "x") for a in addrs) + "\n")
     found: dict[int, int] = {}
-    current = None
+    half: set[int] = set()
+    current, innermost = None, False
     for row in out.stdout.splitlines():
         if row.startswith("0x"):
-            current = int(row, 16)
+            current, innermost = int(row, 16), True
             continue
         if current is None or current in found:
             continue
         path, _, rest = row.rpartition(":")
-        if path.rsplit("/", 1)[-1] == CANDIDATE_FILE:
+        name = path.rsplit("/", 1)[-1]
+        if innermost and name in HALF_FILES:
+            half.add(current)
+        innermost = False
+        if name == CANDIDATE_FILE:
             m = re.match(r"(\d+)", rest)
             if m and int(m.group(1)) > 0:
                 found[current] = int(m.group(1))
-    return found
+    return found, half

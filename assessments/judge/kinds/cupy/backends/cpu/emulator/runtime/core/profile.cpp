@@ -44,6 +44,8 @@ struct BB {              // one basic block of the module
     uint64_t pc;
     uint64_t thread_hits;
     uint64_t warp_hits;  // per warp, the most any lane ran it: what the warp issues
+    uint64_t lane_slots; // per warp, warp_hits x the warp's lanes: thread_hits had no lane diverged
+    uint64_t divergent;  // warps in which some lane ran it fewer times than the busiest lane
 };
 
 struct Line {            // barriers and warp collectives by source line
@@ -171,7 +173,7 @@ BB* bb_of(uint64_t pc) {
     }
     if (g_nbb >= kBBs) return nullptr;
     BB& x = g_bb[g_nbb];
-    x = BB{pc, 0, 0};
+    x = BB{pc, 0, 0, 0, 0};
     g_bb_slot[h] = int32_t(g_nbb++);
     return &x;
 }
@@ -315,14 +317,21 @@ void flush_cov() {
         if (c.gen != g_gen) continue;
         BB* b = bb_of(c.key & 0xffffffffffULL);
         if (b) {
-            uint32_t most = 0;
+            // the warp's lanes: 32, fewer in a block's last warp when its size is not a multiple
+            unsigned warp = unsigned(c.key >> 48), first = warp * 32;
+            unsigned present = g_s.nthreads > first ? g_s.nthreads - first : 0;
+            if (present > 32) present = 32;
+            uint32_t most = 0, least = ~0u;
             uint64_t sum = 0;
             for (unsigned l = 0; l < 32; l++) {
                 sum += c.lanes[l];
                 if (c.lanes[l] > most) most = c.lanes[l];
+                if (l < present && c.lanes[l] < least) least = c.lanes[l];
             }
             b->thread_hits += sum;
             b->warp_hits += most;
+            b->lane_slots += uint64_t(most) * present;
+            b->divergent += present && least < most;
         } else {
             g_dropped++;
         }
