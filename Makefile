@@ -20,8 +20,9 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@
 
-# Debian packages: bubblewrap (the judge's sandbox), g++ (the CPU backend's compiler) and Pango
-# (WeasyPrint's text layout, for the PDF exports);
+# Debian packages: bubblewrap (the judge's sandbox), g++ (the CPU backend's compiler), Pango
+# (WeasyPrint's text layout, for the PDF exports), Verilator and Yosys (hardware-design tasks:
+# simulation models and synthesis) and Icarus Verilog (a second simulator for testbenches);
 # for the tests also Chromium and its driver (browser tests of the pages).
 APT_INSTALL = \
 	if [ -n "$$missing" ]; then \
@@ -35,6 +36,9 @@ system-deps:
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
 	ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0 || missing="$$missing libpango-1.0-0 libpangoft2-1.0-0"; \
+	command -v verilator >/dev/null 2>&1 || missing="$$missing verilator"; \
+	command -v yosys >/dev/null 2>&1 || missing="$$missing yosys"; \
+	command -v iverilog >/dev/null 2>&1 || missing="$$missing iverilog"; \
 	$(APT_INSTALL)
 
 test-system-deps: system-deps
