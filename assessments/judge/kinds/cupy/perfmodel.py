@@ -15,7 +15,6 @@ import math
 from dataclasses import dataclass
 
 from . import occupancy
-from .backends.cpu.emulator.profile_map import CLASSES
 from .timing.peaks import Peaks
 from .timing.roofline import roofline
 
@@ -161,6 +160,7 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
     occ = occupancy.theoretical(regs, threads, smem, "sm_90")
     per_sm = max(occ.blocks_per_sm, 1)
     blocks_map = pmap.get("blocks") or {}
+    classes = pmap.get("classes") or ("fp32", "fp64", "fp", "int", "mem", "ctrl")   # the map's columns
     calls = pmap.get("calls") or {}
     lines: dict[int, dict] = {}
 
@@ -174,7 +174,7 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
 
     for bb in c.get("blocks") or []:
         for ln, *counts in blocks_map.get(format(int(bb["pc"]), "x"), []):
-            k = dict(zip(CLASSES, counts))
+            k = dict(zip(classes, counts))
             n = k["fp"] + k["int"] + k["mem"] + k["ctrl"]   # instructions (the rest are FLOPs)
             x = at(int(ln))
             x["warp_inst"] += bb["warp_hits"] * n * scale
@@ -183,7 +183,7 @@ def _launch(row: dict, pmap: dict, record: dict, dev: Device) -> dict:
             x["lane_inst"] += bb.get("lane_slots", 32 * bb["warp_hits"]) * n * scale
             x["divergent_warps"] = max(x["divergent_warps"], bb.get("divergent", 0) * scale)
             for flop in ("fp32", "fp64", "fp16"):
-                x[flop] += bb["thread_hits"] * k[flop] * scale
+                x[flop] += bb["thread_hits"] * k.get(flop, 0) * scale
     warp_inst, thread_inst, lane_inst, fp32, fp64, fp16 = (
         sum(x[k] for x in lines.values())
         for k in ("warp_inst", "thread_inst", "lane_inst", "fp32", "fp64", "fp16"))

@@ -78,12 +78,12 @@ def classify(mnemonic: str, operands: str) -> tuple[str, int] | None:
 
 
 def build_map(so_path: str, cwd: str, timeout_s: float = 60.0) -> dict:
-    """{"blocks": {offset: [[line, *CLASSES counts], ...]}, "calls": {offset: line}} for the
-    module at `so_path`; offsets are hexadecimal strings."""
+    """{"blocks": {offset: [[line, *counts], ...]}, "calls": {offset: line}, "classes": CLASSES
+    (the counts' names)} for the module at `so_path`; offsets are hexadecimal strings."""
     dis = subprocess.run(["objdump", "-d", "-w", "--no-show-raw-insn", so_path], cwd=cwd,
                          capture_output=True, text=True, timeout=timeout_s)
     if dis.returncode != 0:
-        return {"blocks": {}, "calls": {}, "error": dis.stderr[-500:]}
+        return {"blocks": {}, "calls": {}, "classes": list(CLASSES), "error": dis.stderr[-500:]}
     functions: list[list[tuple[int, str, str]]] = []
     skip = True
     for line in dis.stdout.splitlines():
@@ -139,7 +139,7 @@ def build_map(so_path: str, cwd: str, timeout_s: float = 60.0) -> dict:
             if cls[0] in FLOP_CLASSES:
                 row[CLASSES.index("fp")] += 1
     return {"blocks": {k: [[ln, *row] for ln, row in sorted(v.items())] for k, v in blocks.items() if v},
-            "calls": calls}
+            "calls": calls, "classes": list(CLASSES)}
 
 
 def _lines(so_path: str, cwd: str, addrs: list[int], timeout_s: float) -> tuple[dict[int, int], set[int]]:
