@@ -36,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     except UnknownTask as exc:
         print(f"error: {exc.args[0] if exc.args else args.task}", file=sys.stderr)
         return 2
+    expected = getattr(kinds.kind_of(task), "extensions", ())
+    if expected and not args.file.lower().endswith(expected):
+        print(f"error: {task.slug} takes a {' or '.join(expected)} file, not {args.file}", file=sys.stderr)
+        return 2
     try:
         with open(args.file, encoding="utf-8", errors="replace") as fh:
             source = fh.read()

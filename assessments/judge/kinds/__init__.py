@@ -10,7 +10,7 @@ import importlib
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-KNOWN = ("cupy",)
+KNOWN = ("cupy", "verilog")
 DEFAULT = KNOWN[0]       # a task that names no kind is of the first one
 
 
@@ -19,6 +19,7 @@ class Kind(Protocol):
     that settles the verdict raises `outcome.Decided`."""
 
     name: str
+    extensions: tuple[str, ...]     # the submission's file names end so (the CLI tells kinds apart)
 
     def backend(self, name: str | None) -> Any:
         """Where its code runs, by name (ValueError for a name it does not know): an object with

@@ -14,6 +14,7 @@ from assessments.judge.kinds.cupy.backends.base import BACKENDS, CUDA
 from assessments.judge.kinds.cupy.backends.base import CHILD_FILES as BACKEND_CHILD_FILES
 from assessments.judge.sandbox import CHILD_FILES, REPO_ROOT
 from assessments.judge.kinds.cupy.task import Task
+from assessments.judge.kinds.verilog.backend import SIM
 from tests.import_graph import circles
 
 JUDGE = REPO_ROOT / "assessments" / "judge"
@@ -26,6 +27,7 @@ SHARED = {
     "assessments/judge/kinds/__init__.py": "the kinds' registry: loads a kind only when asked, "
                                            "imports nothing of the project",
     "assessments/judge/kinds/cupy/__init__.py": "the CuPy kind's package: imports nothing",
+    "assessments/judge/kinds/verilog/__init__.py": "the Verilog kind's package: imports nothing",
     "assessments/judge/kinds/cupy/backends/__init__.py": "the backends' package: imports nothing",
     "assessments/judge/protocol.py": "the messages on the pipes between parent and child",
     "assessments/judge/kinds/cupy/diagnostics.py": "NVRTC's log format: the child names the program, the "
@@ -116,7 +118,7 @@ def _graph() -> dict[str, set[str]]:
 def _child_side() -> set[str]:
     """Every module bound into some backend's sandbox."""
     out = set()
-    for rel in set(CHILD_FILES).union(*(b.child_files for b in BACKENDS.values())):
+    for rel in set(CHILD_FILES).union(*(b.child_files for b in (*BACKENDS.values(), SIM))):
         path = REPO_ROOT / rel
         assert path.exists(), f"{rel} is bound for the child but does not exist"
         out |= {_rel(p) for p in path.rglob("*.py")} if path.is_dir() else {rel}

@@ -6,6 +6,7 @@ from . import stages
 
 class CupyKind:
     name = "cupy"
+    extensions = (".py",)   # what a submission's file may be called (the CLI checks)
 
     def backend(self, name):
         from .backends.base import get_backend

@@ -167,6 +167,9 @@ def build(workdir: str, source: str, top: str, params: dict, runtime: str | Path
               "--Mdir", "obj", "--top-module", top, *_param_flags(params), SOURCE_FILE], workdir)
     if r.returncode != 0:
         raise BuildError(_clean(r.stderr, workdir) or "Verilator refused the design")
+    if Path(workdir, "obj", "Vtop__Dpi.h").exists():   # Verilator writes it for DPI imports and exports
+        raise BuildError("the design imports or exports DPI functions: a design must be plain "
+                         "Verilog or SystemVerilog (DPI calls into C are not allowed)")
     Path(workdir, "shim.cpp").write_text(_shim(ports))
     include = verilator_root() / "include"
     # One translation unit: Verilator's header is most of each file's compile time.

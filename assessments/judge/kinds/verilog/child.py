@@ -1,0 +1,77 @@
+"""The run sandbox's child for designs: loads the models the parent built (read-only, in the
+run's view of the build cache) and drives them cycle by cycle as asked. It never sees the
+task's checker or reference; stimulus comes in, outputs go out.
+
+    {"op": "simulate", "model": "<file in the view>", "ports": [...], "clock": "clk",
+     "cycles": [{input: value}, ...], "probes": {"cycle": [{input: value}, ...]}}
+        -> {"ok": true, "rows": [{"before": {...}, "after": {...}, "probed": [...]}, ...]}
+    {"op": "exit"} -> {"ok": true}
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from ... import exec_ban
+from ...protocol import encode
+from . import driver
+
+
+def _serve(msg: dict, builds: str) -> dict:
+    op = msg.get("op")
+    if op == "exit":
+        return {"ok": True, "bye": True}
+    if op != "simulate":
+        return {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {op!r}"}}
+    name = str(msg["model"])
+    if "/" in name or name.startswith("."):
+        return {"ok": False, "error": {"kind": "protocol", "message": "bad model name"}}
+    model = driver.Model(os.path.join(builds, name), msg["ports"])
+    try:
+        probes = {int(k): v for k, v in (msg.get("probes") or {}).items()}
+        rows = driver.simulate(model, msg["clock"], msg["cycles"], probes)
+    except driver.ModelError as exc:
+        return {"ok": False, "error": {"kind": "finish", "message": str(exc)}}
+    finally:
+        model.close()
+    return {"ok": True, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="assessments.judge.kinds.verilog.child")
+    parser.add_argument("--backend", required=True)
+    parser.add_argument("--scratch", required=True)
+    parser.add_argument("--request-fd", type=int, required=True)
+    parser.add_argument("--answer-fd", type=int, required=True)
+    args = parser.parse_args(argv)
+    os.chdir(Path(args.scratch))
+    builds = os.environ.get("KERNELPATH_EMULATOR_BUILDS", "")
+    requests = os.fdopen(args.request_fd, "rb", buffering=0)
+    answers = os.fdopen(args.answer_fd, "wb", buffering=0)
+    exec_ban.install()   # the design's C++ model loads next: from here on no program starts
+    buf = b""
+    while True:
+        while b"\n" not in buf:
+            chunk = requests.read(1 << 16)
+            if not chunk:
+                return 0
+            buf += chunk
+        line, buf = buf.split(b"\n", 1)
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        try:
+            answer = _serve(msg, builds)
+        except Exception as exc:   # noqa: BLE001 - the judge's side reports what broke
+            answer = {"ok": False, "error": {"kind": "exception", "message": f"{type(exc).__name__}: {exc}"}}
+        answers.write(encode(answer))
+        answers.flush()
+        if msg.get("op") == "exit":
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

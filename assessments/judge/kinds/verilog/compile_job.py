@@ -1,0 +1,52 @@
+"""The compile sandbox's entry point for simulation models: `python -m ...verilog.compile_job`.
+
+One job as JSON on stdin: the design's text, its top module, the parameter sets and the path of
+Verilator's runtime object (bound read-only). Each set builds in turn into the sandbox's tmpfs;
+the answer carries each model (base64) with its ports and lint report, or the tool's refusal.
+
+    {"source", "top", "params": [{...}, ...], "runtime"}
+    -> {"results": [{"ok": true, "meta": {"ports", "lint"}, "so": "<base64>"} | {"ok": false, "log"}]}
+"""
+from __future__ import annotations
+
+import base64
+import sys
+import tempfile
+from pathlib import Path
+
+from . import verilator_build
+
+MAX_MODEL = 64 * 1024 * 1024
+
+
+def _one(job: dict, params: dict) -> dict:
+    with tempfile.TemporaryDirectory(prefix="model-") as tmp:
+        try:
+            meta = verilator_build.build(tmp, job["source"], job["top"], params, job["runtime"])
+        except verilator_build.BuildError as exc:
+            return {"ok": False, "log": exc.log, "internal": exc.what == "internal"}
+        data = Path(tmp, "model.so").read_bytes()
+    if len(data) > MAX_MODEL:
+        return {"ok": False, "log": f"the simulation model is {len(data) >> 20} MiB, over the "
+                                    f"{MAX_MODEL >> 20} MiB the judge loads (a memory that large?)"}
+    return {"ok": True, "meta": meta, "so": base64.b64encode(data).decode("ascii")}
+
+
+def run(job: dict) -> dict:
+    results = []
+    for params in job.get("params") or []:
+        result = _one(job, params)
+        results.append(result)
+        if not result["ok"]:
+            break   # the same refusal for every set, as a rule
+    return {"results": results}
+
+
+def main() -> int:
+    from assessments.judge.protocol import answer_job
+
+    return answer_job(run)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+"""The `verilog` kind's steps (kinds.Kind): build a model of the design per parameter set in the
+compile sandbox (cached by content), then for each test drive it in the run sandbox's child with
+the checker's stimulus and compare what comes back, cycle by cycle, in the parent.
+
+The child never sees the checker, the reference design or the seed: it gets inputs, answers
+outputs. A mismatch is a wrong_answer naming the cycle, the signal, both values and the inputs of
+the cycles before it.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import random
+import shutil
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ... import build_cache, compile_sandbox, sandbox
+from ...compile_sandbox import JobFailed, JobFiles
+from ...engine import Run
+from ...outcome import Decided, Outcome
+from ...report import TestReport
+from ...runner import ChildDied, ChildProcess
+from ...sandbox import SandboxSpec
+from ...verdicts import Verdict
+from . import checkers, verilator_build
+
+BUILD_MODULE = "assessments.judge.kinds.verilog.compile_job"
+JOB_FILES = JobFiles(("assessments/__init__.py", "assessments/judge/__init__.py",
+                      "assessments/judge/protocol.py", "assessments/judge/kinds/__init__.py",
+                      "assessments/judge/kinds/verilog/__init__.py",
+                      "assessments/judge/kinds/verilog/compile_job.py",
+                      "assessments/judge/kinds/verilog/verilator_build.py"), ())
+MAX_SOURCE = 256 * 1024
+SAMPLE_SHARE = 10          # a sample test runs a tenth of a hidden test's cycles
+HISTORY = 6                # cycles of inputs shown before a mismatch
+
+
+@dataclass
+class RtlRun(Run):
+    cache: Any = None
+    view: Any = None
+    child: Any = None
+    models: dict | None = None      # parameter key -> (file in the view, ports)
+    lint: str = ""
+
+
+def _params_key(params: dict) -> str:
+    return ",".join(f"{k}={int(v)}" for k, v in sorted(params.items()))
+
+
+# ---- the machine's Verilator runtime -------------------------------------------------------------
+_fingerprint: list[str] = []
+
+
+def fingerprint() -> str:
+    """What a model depends on besides the design: the builder, the C interface, Verilator and g++."""
+    if not _fingerprint:
+        h = hashlib.sha256(b"kp-rtl-1")
+        here = Path(__file__).resolve().parent
+        for name in ("verilator_build.py", "compile_job.py"):
+            h.update((here / name).read_bytes())
+        for cmd in (["verilator", "--version"], [verilator_build.CXX, "--version"]):
+            try:
+                h.update(subprocess.run(cmd, capture_output=True, timeout=30).stdout)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise RuntimeError(f"cannot run {cmd[0]}: {exc}") from None
+        _fingerprint.append(h.hexdigest()[:24])
+    return _fingerprint[0]
+
+
+def runtime_object() -> Path:
+    """Verilator's runtime, built once per machine by the trusted parent next to the cache."""
+    root = Path(sandbox.emulator_cache_dir())
+    out = root / f"verilated-{fingerprint()}.o"
+    if out.exists():
+        return out
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        built = verilator_build.build_runtime(tmp)
+        shutil.move(str(built), str(out))
+    return out
+
+
+# ---- steps ---------------------------------------------------------------------------------------
+def screen(run: RtlRun) -> None:
+    if len(run.source.encode()) > MAX_SOURCE:
+        raise Decided(Outcome(Verdict.COMPILE_ERROR, f"the design is over {MAX_SOURCE // 1024} KiB"))
+    if f"module {run.task.module}" not in " ".join(run.source.split()):
+        raise Decided(Outcome(Verdict.COMPILE_ERROR,
+                              f"no module named `{run.task.module}` in the file (the task asks for "
+                              f"`module {run.task.module}` with the ports of the statement)"))
+
+
+@contextmanager
+def session(run: RtlRun, wrapper):
+    scratch = Path(tempfile.mkdtemp(prefix="kp-rtl-"))
+    run.cache = build_cache.BuildCache()
+    run.view = run.cache.view()
+    try:
+        spec = SandboxSpec(scratch=scratch, backend=run.backend, limits=run.limits, wrapper=wrapper,
+                           isolation=run.isolation, builds_view=str(run.view.path))
+        run.report.sandbox = spec.mode
+        run.child = ChildProcess(spec)
+        with run.stage("start"):
+            try:
+                run.child.start()
+            except ChildDied as died:
+                raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the sandbox did not start: {died.detail}")) from None
+        try:
+            yield
+        finally:
+            with run.stage("teardown"):
+                run.child.close()
+    finally:
+        run.view.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def load(run: RtlRun) -> None:
+    """A model per parameter set of the run's tests, from the cache or the compile sandbox."""
+    task = run.task
+    sets = {_params_key(c.dims): dict(c.dims) for c in run.cases}
+    with run.stage("build"):
+        try:
+            runtime = runtime_object()
+        except (verilator_build.BuildError, RuntimeError, OSError) as exc:
+            raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the judge cannot build simulation models: {exc}")) from None
+        keys = {p: build_cache.key("rtl", fingerprint(), run.source, task.module, p) for p in sets}
+        missing = [p for p in sets if run.cache.get("builds", keys[p]) is None]
+        if missing:
+            _build(run, [sets[p] for p in missing], [keys[p] for p in missing], runtime)
+        run.models = {}
+        for p, k in keys.items():
+            entry = run.cache.get("builds", k)
+            if entry is None or not entry.get("ok"):
+                log = (entry or {}).get("log") or "the design does not build"
+                raise Decided(Outcome(Verdict.COMPILE_ERROR, _first_line(log), compile_log=log))
+            run.models[p] = (run.view.add(k), entry["meta"]["ports"])
+            run.lint = run.lint or entry["meta"].get("lint", "")
+    _check_ports(run)
+
+
+def _build(run: RtlRun, params: list[dict], keys: list[str], runtime: Path) -> None:
+    """Two jobs side by side (one per core), each building its share of the parameter sets."""
+    halves = [(params[i::2], keys[i::2]) for i in range(2) if params[i::2]]
+    jobs = []
+    try:
+        for ps, _ in halves:
+            jobs.append(compile_sandbox.Job(BUILD_MODULE, {"source": run.source, "top": run.task.module,
+                                                           "params": ps, "runtime": str(runtime)},
+                                            timeout_s=run.limits.compile_s, isolation=run.isolation,
+                                            readonly=(str(runtime),), files=JOB_FILES))
+        for job, (ps, ks) in zip(jobs, halves):
+            try:
+                answer = job.answer()
+            except JobFailed as exc:
+                if exc.timed_out:
+                    raise Decided(Outcome(Verdict.COMPILE_ERROR, f"building the simulation model took "
+                                                                 f"longer than {run.limits.compile_s:g} s")) from None
+                raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the judge could not build the design: {exc}")) from None
+            for k, result in zip(ks, answer.get("results") or []):
+                if result.get("internal"):
+                    raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the judge could not build the design: {result.get('log')}"))
+                if not result.get("ok"):
+                    run.cache.put("builds", k, {"ok": False, "log": str(result.get("log", ""))})
+                    break
+                try:
+                    library = base64.b64decode(result["so"], validate=True)
+                except (KeyError, TypeError, binascii.Error):
+                    raise Decided(Outcome(Verdict.INTERNAL_ERROR, "the compile sandbox answered no model")) from None
+                run.cache.put("builds", k, {"ok": True, "meta": result.get("meta") or {}}, library)
+    finally:
+        for job in jobs:
+            job.cancel()
+
+
+def _first_line(log: str) -> str:
+    for line in log.splitlines():
+        if line.strip():
+            return f"the design does not build: {line.strip()[:300]}"
+    return "the design does not build"
+
+
+def _check_ports(run: RtlRun) -> None:
+    """Every port of the statement, with its direction, and no other input."""
+    task = run.task
+    for p, (_, ports) in run.models.items():
+        have = {x["name"]: x for x in ports}
+        for want in task.ports:
+            got = have.get(want.name)
+            if got is None:
+                raise Decided(Outcome(Verdict.COMPILE_ERROR, f"module `{task.module}` has no port `{want.name}` "
+                                                             f"(the statement's ports: {', '.join(x.name for x in task.ports)})"))
+            if got["direction"] != want.direction:
+                raise Decided(Outcome(Verdict.COMPILE_ERROR, f"port `{want.name}` is an {got['direction']}; the "
+                                                             f"statement makes it an {want.direction}"))
+        extra = [n for n, x in have.items() if x["direction"] == "input" and n not in {w.name for w in task.ports}]
+        if extra:
+            raise Decided(Outcome(Verdict.COMPILE_ERROR, f"module `{task.module}` has inputs the statement does not "
+                                                         f"give: {', '.join(extra)}"))
+
+
+def run_test(run: RtlRun, index: int, case, test: TestReport) -> None:
+    task = run.task
+    params = dict(case.dims)
+    checker = checkers.CHECKERS[task.slug](params)
+    rng = random.Random(f"{run.seed}:{index}")
+    cycles = task.cycles // (SAMPLE_SHARE if run.report.suite == "samples" else 1)
+    stimulus = checker.stimulus(rng, cycles)
+    probes = {}
+    if hasattr(checker, "probe"):
+        for c in range(len(stimulus)):
+            variations = checker.probe(c)
+            if variations:
+                probes[str(c)] = variations
+    model, ports = run.models[_params_key(params)]
+    where = f"with {', '.join(f'{k}={v}' for k, v in params.items())}"
+    try:
+        ans = run.child.request({"op": "simulate", "model": model, "ports": ports, "clock": task.clock,
+                                 "cycles": stimulus, "probes": probes})
+    except ChildDied as died:
+        if died.reason == "wall":
+            raise Decided(Outcome(Verdict.TIME_LIMIT_EXCEEDED, f"the simulation {where} did not finish within "
+                                                               f"{run.limits.op_wall_s:g} s (a loop that never settles?)")) from None
+        stderr, _ = run.child.captured("stderr", 8 * 1024)
+        raise Decided(Outcome(Verdict.RUNTIME_ERROR, f"the simulation {where} stopped ({died.reason})",
+                              details=run.scrub(stderr) or None)) from None
+    msg = ans.message
+    test.elapsed_s = round(ans.elapsed_s, 4)
+    if not msg.get("ok"):
+        err = msg.get("error") or {}
+        raise Decided(Outcome(Verdict.RUNTIME_ERROR, f"the simulation {where} stopped: {err.get('message', '')}"))
+    rows = msg.get("rows") or []
+    if len(rows) != len(stimulus):
+        raise Decided(Outcome(Verdict.INTERNAL_ERROR, "the simulation answered a different number of cycles"))
+    for c, (inputs, row) in enumerate(zip(stimulus, rows)):
+        found = checker.before_edge(c, inputs, row["before"])
+        if found is None and row.get("probed") and hasattr(checker, "probed"):
+            found = checker.probed(c, list(zip(checker.probe(c) or [], row["probed"])))
+        if found is None:
+            found = checker.after_edge(c, inputs, row["after"])
+        if found is not None:
+            raise Decided(_mismatch(task, where, c, found, stimulus, rows, ports))
+
+
+def _mismatch(task, where: str, cycle: int, m, stimulus: list, rows: list, ports: list) -> Outcome:
+    """The verdict, with the inputs and outputs of the cycles up to the mismatch as a table."""
+    message = f"cycle {cycle} {where}: `{m.signal}` is {m.actual}, expected {m.expected}: {m.why}"
+    widths = {p["name"]: p["width"] for p in ports}
+    ins = [p.name for p in task.ports if p.direction == "input" and p.name != task.clock]
+    outs = [p.name for p in task.ports if p.direction == "output"]
+
+    def show(name: str, value) -> str:
+        w = widths.get(name, 1)
+        return str(value) if w < 8 or value is None else f"{w}'h{int(value):x}"   # data in hex
+
+    table = [["cycle", *ins, "|", *outs]]
+    for c in range(max(cycle - HISTORY, 0), cycle + 1):
+        table.append([str(c), *(show(n, stimulus[c].get(n)) for n in ins), "|",
+                      *(show(n, rows[c]["after"].get(n)) for n in outs)])
+    cols = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    lines = ["  ".join(v.rjust(cols[i]) for i, v in enumerate(r)) for r in table]
+    return Outcome(Verdict.WRONG_ANSWER, message,
+                   details="Inputs at each edge and outputs after it:\n" + "\n".join(lines))
+
+
+def after_tests(run: RtlRun) -> None:
+    """Nothing overrules a passed simulation yet (synthesis checks come with Yosys)."""
+
+
+def measure(run: RtlRun) -> None:
+    """No timing: a design's performance is its area and depth (synthesis)."""
+
+
+def describe(run: RtlRun) -> None:
+    """Verilator's lint warnings, listed without failing the design."""
+    if run.lint and not run.report.compile_log:
+        run.report.compile_log = "Verilator's warnings (not counted against the design):\n" + run.scrub(run.lint)
