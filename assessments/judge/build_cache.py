@@ -31,7 +31,7 @@ from pathlib import Path
 
 from . import sandbox
 
-SECTIONS = {"builds": ".so", "gates": ".cubin", "listings": None}   # section -> its file's suffix
+SECTIONS = {"builds": ".so", "gates": ".cubin", "listings": None, "synth": None}   # section -> its file's suffix
 STALE_VIEW_S = 24 * 3600
 DEFAULT_BUDGET_MB = 2048
 TRIM_EVERY_S = 60.0            # a trim scans every entry: not on every put

@@ -126,7 +126,12 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
                                                   "note": "sample runs are not scored"}
     else:
         est = report.profile
-        if t is None and est is not None:
+        synth = report.synthesis
+        if t is None and synth is not None:
+            # a design's performance: its area and depth against the reference design's
+            sc = scoring.score(report.verdict, True, synth.get("fraction"))
+            detail = {**sc.to_dict(), "synthesized": True}
+        elif t is None and est is not None:
             # estimated, not measured: the same 40 points from the estimate's roofline fraction
             sc = scoring.score(report.verdict, True, est.get("roofline_fraction"),
                                eligible=bool(est.get("eligible")))

@@ -118,6 +118,9 @@ class Report:
     # cpu: the estimated H100 time at the benchmark size, its bound, hints and counters per
     # source line (kinds/cupy/perfmodel.py); never a measurement
     profile: dict | None = None
+    # verilog: Yosys's cells and longest combinational path (in cells) at the task's stated
+    # parameters against the reference design's, and the performance fraction they give
+    synthesis: dict | None = None
     version: int = JSON_VERSION
     # Seconds per stage of the judging (start, imports, load, build, tests, listings, teardown):
     # for the operator's benchmarks, never in the JSON.
@@ -257,6 +260,13 @@ def render_text(r: Report) -> str:
         else:
             lines.append(f"No H100 estimate at {dims}: {p.get('error') or 'see the hints'}")
         lines += [f"  - {h['text']}" for h in (p.get("hints") or [])[:5]]
+        lines.append("")
+    sy = r.synthesis
+    if sy:
+        at = ", ".join(f"{k}={v}" for k, v in (sy.get("params") or {}).items())
+        lines.append(f"Synthesis (Yosys, {at}): {sy['cells']} cells, longest combinational path "
+                     f"{sy['depth']} cells; the reference design: {sy['reference_cells']} and "
+                     f"{sy['reference_depth']} ({sy['fraction']:.0%} of the performance points)")
         lines.append("")
     for label, text in (("Your stdout", r.stdout), ("Your stderr", r.stderr)):
         if text:

@@ -10,6 +10,7 @@ class Verdict(str, Enum):
     ACCEPTED = "accepted"
     WRONG_ANSWER = "wrong_answer"
     COMPILE_ERROR = "compile_error"
+    NOT_SYNTHESIZABLE = "not_synthesizable"   # hardware designs: a latch, a loop, `initial`, delays
     RUNTIME_ERROR = "runtime_error"
     TIME_LIMIT_EXCEEDED = "time_limit_exceeded"
     MEMORY_LIMIT_EXCEEDED = "memory_limit_exceeded"

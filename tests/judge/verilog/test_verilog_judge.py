@@ -16,6 +16,7 @@ from assessments.judge import Verdict, judge
 
 ROOT = Path(__file__).resolve().parents[3]
 RTL = ROOT / "tests" / "fixtures" / "rtl"
+REFERENCE = ROOT / "gpu_tasks" / "rtl" / "reference"
 TASKS = ("sync_fifo", "rr_arbiter", "skid_buffer")
 
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None, reason="Verilator is not installed")
@@ -27,14 +28,26 @@ def _describe(r) -> str:
 
 @pytest.mark.parametrize("task", TASKS)
 def test_the_reference_design_passes_every_parameter_set(task):
-    r = judge(task, (RTL / task / "reference.v").read_text(), seed=7)
+    r = judge(task, (REFERENCE / f"{task}.v").read_text(), seed=7)
     assert r.verdict is Verdict.ACCEPTED, _describe(r)
     assert len(r.tests) >= 4 and all(t.passed for t in r.tests)
-    assert r.sandbox == "bubblewrap" and r.score == 60
+    assert r.sandbox == "bubblewrap"
+    sy = r.synthesis   # the reference against itself: every performance point
+    assert (sy["cells"], sy["depth"]) == (sy["reference_cells"], sy["reference_depth"]) and sy["cells"] > 0
+    assert r.score == 100 and r.score_detail["synthesized"]
 
 
-WRONG = [(task, path.name) for task in TASKS for path in sorted((RTL / task).glob("*.v"))
-         if path.name != "reference.v"]
+def test_a_design_that_simulates_but_infers_a_latch_is_not_synthesizable():
+    latch = (REFERENCE / "rr_arbiter.v").read_text().replace("endmodule", """
+    reg held;
+    always @* if (req[0]) held = 1'b1;   // nothing assigned when req[0] is low: a latch
+endmodule""")
+    r = judge("rr_arbiter", latch, seed=2)
+    assert r.verdict is Verdict.NOT_SYNTHESIZABLE, _describe(r)
+    assert "a latch is inferred for `held`" in r.message and r.score == 0
+
+
+WRONG = [(task, path.name) for task in TASKS for path in sorted((RTL / task).glob("*.v"))]
 
 
 @pytest.mark.parametrize("task,name", WRONG)
@@ -51,14 +64,14 @@ def test_a_wrong_design_fails_at_a_cycle_naming_the_signal(task, name):
 
 
 def _renamed(task: str, old: str, new: str) -> str:
-    return re.sub(rf"\b{old}\b", new, (RTL / task / "reference.v").read_text())
+    return re.sub(rf"\b{old}\b", new, (REFERENCE / f"{task}.v").read_text())
 
 
 @pytest.mark.parametrize("source,message", [
     (_renamed("sync_fifo", "count", "level"), "module `sync_fifo` has no port `count`"),
-    ((RTL / "sync_fifo" / "reference.v").read_text().replace("module sync_fifo", "module fifo", 1),
+    ((REFERENCE / "sync_fifo.v").read_text().replace("module sync_fifo", "module fifo", 1),
      "no module named `sync_fifo` in the file"),
-    ((RTL / "sync_fifo" / "reference.v").read_text().replace("endmodule", "", 1), "design.sv:"),
+    ((REFERENCE / "sync_fifo.v").read_text().replace("endmodule", "", 1), "design.sv:"),
 ])
 def test_a_design_that_does_not_match_the_statement_is_a_compile_error_saying_why(source, message):
     r = judge("sync_fifo", source, seed=1)
@@ -85,7 +98,7 @@ def test_hostile_designs_are_contained(path, static, tmp_path):
 
 def test_the_cli_tells_the_kind_from_the_file_name(tmp_path):
     wrong = tmp_path / "fifo.py"
-    wrong.write_text((RTL / "sync_fifo" / "reference.v").read_text())
+    wrong.write_text((REFERENCE / "sync_fifo.v").read_text())
     out = subprocess.run([sys.executable, "-m", "assessments.judge", "--task", "sync_fifo", str(wrong)],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 2 and "sync_fifo takes a .v or .sv file" in out.stderr

@@ -310,7 +310,7 @@ class SkidBufferChecker(Checker):
         self.width = params.get("WIDTH", 32)
         self.pending: deque | None = None   # (word number, value, cycle accepted); None before reset
         self.accepted = 0
-        self.delivered: tuple | None = None # the last word delivered (number, value, cycle)
+        self.delivered: tuple | None = None # last word delivered: (number, value, cycle accepted, cycle delivered)
         self.shown: tuple | None = None     # (m_data, word number) last read with m_valid high, not yet taken
         self.after: dict | None = None      # outputs read after the last edge
         self.before: dict | None = None     # outputs read before this cycle's edge (None if not judged)
@@ -383,7 +383,7 @@ class SkidBufferChecker(Checker):
                 if outputs[sig] != self.before[sig]:
                     driven = ", ".join(f"{k}={v}" for k, v in variation.items())
                     return Mismatch(sig, str(self.before[sig]), str(outputs[sig]),
-                                    f"{sig} went from {self.before[sig]} to {outputs[sig]} when {driven} was applied "
+                                    f"{sig} went from {self.before[sig]} to {outputs[sig]} when the inputs were driven to {driven} "
                                     f"with no clock edge: it must come straight from a flip-flop, with no "
                                     f"combinational path from s_valid or m_ready")
         return None

@@ -6,6 +6,7 @@ the answer carries each model (base64) with its ports and lint report, or the to
 
     {"source", "top", "params": [{...}, ...], "runtime"}
     -> {"results": [{"ok": true, "meta": {"ports", "lint"}, "so": "<base64>"} | {"ok": false, "log"}]}
+    {"source", "top", "synth": {...}} -> {"synth": synth.synthesize's answer}   (Yosys)
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import verilator_build
+from . import synth, verilator_build
 
 MAX_MODEL = 64 * 1024 * 1024
 
@@ -33,6 +34,9 @@ def _one(job: dict, params: dict) -> dict:
 
 
 def run(job: dict) -> dict:
+    if "synth" in job:
+        with tempfile.TemporaryDirectory(prefix="synth-") as tmp:
+            return {"synth": synth.synthesize(tmp, job["source"], job["top"], job["synth"])}
     results = []
     for params in job.get("params") or []:
         result = _one(job, params)

@@ -35,7 +35,8 @@ JOB_FILES = JobFiles(("assessments/__init__.py", "assessments/judge/__init__.py"
                       "assessments/judge/protocol.py", "assessments/judge/kinds/__init__.py",
                       "assessments/judge/kinds/verilog/__init__.py",
                       "assessments/judge/kinds/verilog/compile_job.py",
-                      "assessments/judge/kinds/verilog/verilator_build.py"), ())
+                      "assessments/judge/kinds/verilog/verilator_build.py",
+                      "assessments/judge/kinds/verilog/synth.py"), ())
 MAX_SOURCE = 256 * 1024
 SAMPLE_SHARE = 10          # a sample test runs a tenth of a hidden test's cycles
 HISTORY = 6                # cycles of inputs shown before a mismatch
@@ -48,6 +49,7 @@ class RtlRun(Run):
     child: Any = None
     models: dict | None = None      # parameter key -> (file in the view, ports)
     lint: str = ""
+    synthesized: dict | None = None   # Yosys's answers: {"design": ..., "reference": ...}
 
 
 def _params_key(params: dict) -> str:
@@ -63,9 +65,9 @@ def fingerprint() -> str:
     if not _fingerprint:
         h = hashlib.sha256(b"kp-rtl-1")
         here = Path(__file__).resolve().parent
-        for name in ("verilator_build.py", "compile_job.py"):
+        for name in ("verilator_build.py", "compile_job.py", "synth.py"):
             h.update((here / name).read_bytes())
-        for cmd in (["verilator", "--version"], [verilator_build.CXX, "--version"]):
+        for cmd in (["verilator", "--version"], [verilator_build.CXX, "--version"], ["yosys", "-V"]):
             try:
                 h.update(subprocess.run(cmd, capture_output=True, timeout=30).stdout)
             except (OSError, subprocess.TimeoutExpired) as exc:
@@ -133,8 +135,12 @@ def load(run: RtlRun) -> None:
             raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the judge cannot build simulation models: {exc}")) from None
         keys = {p: build_cache.key("rtl", fingerprint(), run.source, task.module, p) for p in sets}
         missing = [p for p in sets if run.cache.get("builds", keys[p]) is None]
-        if missing:
-            _build(run, [sets[p] for p in missing], [keys[p] for p in missing], runtime)
+        synthesis = _start_synthesis(run)   # Yosys beside Verilator
+        try:
+            if missing:
+                _build(run, [sets[p] for p in missing], [keys[p] for p in missing], runtime)
+        finally:
+            results = _finish_synthesis(run, synthesis)
         run.models = {}
         for p, k in keys.items():
             entry = run.cache.get("builds", k)
@@ -144,6 +150,63 @@ def load(run: RtlRun) -> None:
             run.models[p] = (run.view.add(k), entry["meta"]["ports"])
             run.lint = run.lint or entry["meta"].get("lint", "")
     _check_ports(run)
+    run.synthesized = results
+    _note_synthesis(run)
+
+
+def _synth_keys(run: RtlRun) -> dict:
+    task = run.task
+    reference = task.reference_path.read_text()
+    return {who: build_cache.key("synth", fingerprint(), text, task.module, _params_key(task.synth_params))
+            for who, text in (("design", run.source), ("reference", reference))}
+
+
+def _start_synthesis(run: RtlRun) -> dict:
+    """Yosys jobs for the design and the reference at the task's stated parameters, where the
+    cache has no answer; {who: (key, job or None)}."""
+    task = run.task
+    out = {}
+    reference = task.reference_path.read_text()
+    for who, k in _synth_keys(run).items():
+        job = None
+        if run.cache.get("synth", k) is None:
+            job = compile_sandbox.Job(BUILD_MODULE, {"source": run.source if who == "design" else reference,
+                                                     "top": task.module, "synth": task.synth_params},
+                                      timeout_s=run.limits.compile_s, isolation=run.isolation, files=JOB_FILES)
+        out[who] = (k, job)
+    return out
+
+
+def _finish_synthesis(run: RtlRun, started: dict) -> dict:
+    results = {}
+    for who, (k, job) in started.items():
+        if job is not None:
+            try:
+                answer = job.answer().get("synth") or {}
+            except JobFailed as exc:
+                answer = {"ok": False, "problems": [f"Yosys did not finish: {exc}"], "internal": not exc.timed_out}
+            if not answer.get("internal"):
+                run.cache.put("synth", k, answer)
+            results[who] = answer
+        else:
+            results[who] = run.cache.get("synth", k) or {}
+    return results
+
+
+def _note_synthesis(run: RtlRun) -> None:
+    """The design's area and depth against the reference's, where Yosys synthesized both."""
+    design, reference = run.synthesized.get("design") or {}, run.synthesized.get("reference") or {}
+    if not (design.get("ok") and reference.get("ok")):
+        return
+    params = run.task.synth_params
+    cells, depth = design.get("cells") or 0, design.get("depth") or 0
+    ref_cells, ref_depth = reference.get("cells") or 0, reference.get("depth") or 0
+    area = min(1.0, ref_cells / cells) if cells else 1.0
+    speed = min(1.0, ref_depth / depth) if depth else 1.0
+    run.report.synthesis = {"params": dict(params), "cells": cells, "depth": depth,
+                            "reference_cells": ref_cells, "reference_depth": ref_depth,
+                            "cells_by_type": design.get("by_type") or {},
+                            "fraction": round((area * speed) ** 0.5, 4)}
 
 
 def _build(run: RtlRun, params: list[dict], keys: list[str], runtime: Path) -> None:
@@ -271,7 +334,17 @@ def _mismatch(task, where: str, cycle: int, m, stimulus: list, rows: list, ports
 
 
 def after_tests(run: RtlRun) -> None:
-    """Nothing overrules a passed simulation yet (synthesis checks come with Yosys)."""
+    """A design that simulates correctly must also synthesize: not_synthesizable with Yosys's
+    reasons (a latch, a combinational loop, `initial` or delays, a refusal) overrules."""
+    results = run.synthesized or {}
+    design, reference = results.get("design") or {}, results.get("reference") or {}
+    if design.get("internal") or reference.get("internal") or not reference.get("ok"):
+        raise Decided(Outcome(Verdict.INTERNAL_ERROR, "the judge could not synthesize the design: "
+                              + "; ".join(design.get("problems") or reference.get("problems") or ["Yosys failed"])))
+    if not design.get("ok"):
+        problems = design.get("problems") or ["Yosys refused the design"]
+        raise Decided(Outcome(Verdict.NOT_SYNTHESIZABLE, "not synthesizable: " + "; ".join(problems),
+                              compile_log=run.scrub(design.get("log") or "") or None))
 
 
 def measure(run: RtlRun) -> None:
