@@ -7,8 +7,8 @@ style (raw, elementwise, reduction, jit, array; submissions from tests/fixtures)
 the judge of commit REV (default: the judge before compiling became a stage of its own), and this
 tree's judge with a cold and a warm build cache, with ratios and the time per stage (child start,
 imports, load, NVRTC gate, emulator build, tests, listings, teardown; the report's `stages`).
-Then the emulator's own kernel table. Cold: a fresh build cache holding only the emulator's
-runtime object.
+Then the hardware-design tasks' reference designs, cold and warm, and the emulator's own kernel
+table. Cold: a fresh build cache holding only the emulator's and Verilator's runtime objects.
 cuda: the timing of each reference solution (needs a GPU): median, 95% CI, repeats, GB/s,
 GFLOP/s, fraction of the roofline and flags; --save keeps them in bench/results/cuda-<device>.json
 (bench/gpu_check.py adds the other sections of a GPU check there).
@@ -75,11 +75,13 @@ def _cold_cache():
     per machine, not per submission)."""
     from assessments.judge import sandbox
     from assessments.judge.kinds.cupy.backends.base import CPU
+    from assessments.judge.kinds.verilog.stages import runtime_object
     core = CPU.emulator_core()
     saved = os.environ.get("KERNELPATH_EMULATOR_CACHE")
     fresh = tempfile.mkdtemp(prefix="kp-bench-cache-")
-    if core:
-        shutil.copy2(core, os.path.join(fresh, os.path.basename(core)))
+    for built in (core, _verilator_runtime(runtime_object)):
+        if built:
+            shutil.copy2(built, os.path.join(fresh, os.path.basename(built)))
     os.environ["KERNELPATH_EMULATOR_CACHE"] = fresh
     try:
         assert sandbox.emulator_cache_dir() == fresh
@@ -90,6 +92,39 @@ def _cold_cache():
         else:
             os.environ["KERNELPATH_EMULATOR_CACHE"] = saved
         shutil.rmtree(fresh, ignore_errors=True)
+
+
+def _verilator_runtime(runtime_object):
+    """Verilator's runtime object, built once per machine like the emulator's (None without it)."""
+    try:
+        return str(runtime_object())
+    except Exception:   # noqa: BLE001 - no Verilator here: the RTL table says so
+        return None
+
+
+def bench_rtl(repeats: int) -> int:
+    """Median seconds to judge each hardware-design task's reference design, cold (a fresh build
+    cache: Verilator models and Yosys runs made) and warm, with the build and tests stages."""
+    from gpu_tasks.rtl import TASKS
+    print(f"\nHardware design (kind verilog): reference designs, median s over {repeats} repeat(s)")
+    print(f"{'task':14s} {'verdict':12s} {'cold':>6s} {'warm':>6s} {'build':>6s} {'tests':>6s}  sets")
+    worst = 0
+    for slug, task in sorted(TASKS.items()):
+        source = task.reference_path.read_text()
+        cold, warm, build, tests, verdict = [], [], [], [], "?"
+        for i in range(repeats):
+            took, report = _judged(slug, source, i, False, cold=True)
+            cold.append(took)
+            build.append(report.stages.get("build", 0.0))
+            took, report = _judged(slug, source, i, False, cold=False)
+            warm.append(took)
+            tests.append(report.stages.get("tests", 0.0))
+            verdict = report.verdict.value
+        worst |= verdict != "accepted"
+        print(f"{slug:14s} {verdict:12s} {_med(cold):>6s} {_med(warm):>6s} {_med(build):>6s} "
+              f"{_med(tests):>6s}  {len(task.tests['sim'])}")
+        sys.stdout.flush()
+    return int(worst)
 
 
 def _judged(slug: str, source: str, seed: int, listings: bool, cold: bool):
@@ -123,6 +158,8 @@ def bench_cpu(selected: list[str], repeats: int, listings: bool = True, styles: 
         sys.stdout.flush()
     if styles and not selected:
         worst |= bench_styles(repeats, listings, before)
+    if not selected:
+        worst |= bench_rtl(repeats)
     emulator_bench = ROOT / "bench" / "emulator_kernels.py"
     if emulator_bench.exists():
         print("\nEmulator kernels (bench/emulator_kernels.py)")
