@@ -74,8 +74,8 @@ after every clock edge with directed and random traffic for several parameter se
            Port("dout", "output", "WIDTH", "the oldest entry"), Port("full", "output", "1"),
            Port("empty", "output", "1"), Port("count", "output", "$clog2(DEPTH)+1", "entries stored")),
     defaults={"WIDTH": 8, "DEPTH": 16},
-    tests={"sim": _cases({"WIDTH": 8, "DEPTH": 16}, {"WIDTH": 1, "DEPTH": 2}, {"WIDTH": 64, "DEPTH": 4},
-                         {"WIDTH": 13, "DEPTH": 64}, {"WIDTH": 8, "DEPTH": 1024})},
+    tests={"sim": _cases({"WIDTH": 8, "DEPTH": 16}, {"WIDTH": 1, "DEPTH": 2}, {"WIDTH": 64, "DEPTH": 2},
+                         {"WIDTH": 5, "DEPTH": 4}, {"WIDTH": 16, "DEPTH": 64}, {"WIDTH": 64, "DEPTH": 1024})},
     samples=_cases({"WIDTH": 8, "DEPTH": 4}),
     synth_params={"WIDTH": 8, "DEPTH": 16},
 )
@@ -94,7 +94,7 @@ zero, and combinational from `req` and the state. At each rising edge with `rst_
     ports=(Port("clk", "input", "1"), Port("rst_n", "input", "1", "synchronous reset, active low"),
            Port("req", "input", "N"), Port("grant", "output", "N", "one-hot or zero")),
     defaults={"N": 4},
-    tests={"sim": _cases({"N": 4}, {"N": 2}, {"N": 3}, {"N": 7}, {"N": 32})},
+    tests={"sim": _cases({"N": 4}, {"N": 2}, {"N": 3}, {"N": 5}, {"N": 8}, {"N": 32})},
     samples=_cases({"N": 4}),
     synth_params={"N": 8},
 )
@@ -117,7 +117,7 @@ high.""",
            Port("s_data", "input", "WIDTH"), Port("m_valid", "output", "1", "from a flip-flop"),
            Port("m_ready", "input", "1"), Port("m_data", "output", "WIDTH")),
     defaults={"WIDTH": 32},
-    tests={"sim": _cases({"WIDTH": 32}, {"WIDTH": 1}, {"WIDTH": 64}, {"WIDTH": 9})},
+    tests={"sim": _cases({"WIDTH": 32}, {"WIDTH": 1}, {"WIDTH": 8}, {"WIDTH": 64}, {"WIDTH": 9})},
     samples=_cases({"WIDTH": 8}),
     synth_params={"WIDTH": 32},
 )

@@ -14,7 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from assessments.judge.kinds.verilog.checkers import CHECKERS, PARAMETER_SETS, Mismatch
+from assessments.judge.kinds.verilog.checkers import CHECKERS, Mismatch
+from gpu_tasks.rtl import TASKS
+
+# the task bank's parameter sets: the hidden tests' and the samples'
+PARAMETER_SETS = {slug: [dict(c.dims) for c in (*t.tests['sim'], *t.samples)] for slug, t in TASKS.items()}
 
 pytestmark = pytest.mark.skipif(not (shutil.which("iverilog") and shutil.which("vvp")),
                                 reason="Icarus Verilog (iverilog, vvp) is not installed")
