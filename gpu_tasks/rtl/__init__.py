@@ -1,125 +1,18 @@
 """Hardware-design tasks (kind `verilog`): a synthesizable module with a fixed name, parameters
-and ports, simulated against the task's checker (assessments/judge/kinds/verilog/checkers.py)
-for several parameter sets. Reference designs live in reference/ and are never served."""
+and ports, simulated against the task's checker (assessments/judge/kinds/verilog/checkers/) for
+several parameter sets. Each module of this package gives `TASKS`, a tuple of RtlTask; reference
+designs live in reference/ and are never served."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+import importlib
+import pkgutil
 
-from ..base import TestCase
+from .model import Port, RtlTask, cases
 
-REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
-TRACK = "hardware design"
+TASKS: dict[str, RtlTask] = {}
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if _info.name != "model":
+        for _task in getattr(importlib.import_module(f"{__name__}.{_info.name}"), "TASKS", ()):
+            TASKS[_task.slug] = _task
 
-
-@dataclass(frozen=True)
-class Port:
-    name: str
-    direction: str      # input | output
-    width: str          # as the statement writes it: "1", "WIDTH", "$clog2(DEPTH)+1"
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class RtlTask:
-    slug: str
-    title: str
-    difficulty: str
-    skills: tuple[str, ...]
-    summary: str
-    statement: str
-    module: str                  # the top module's name
-    clock: str                   # the rising-edge clock the judge drives
-    ports: tuple[Port, ...]
-    defaults: dict               # the module's parameters as the statement declares them
-    tests: dict[str, tuple[TestCase, ...]]   # per backend: each case's dims are a parameter set
-    samples: tuple[TestCase, ...] = ()
-    cycles: int = 3000           # cycles per hidden test (samples: a tenth)
-    synth_params: dict = field(default_factory=dict)   # the parameter set the score synthesizes
-    kind: str = "verilog"
-    track: str = TRACK
-
-    def __hash__(self) -> int:
-        return hash(self.slug)
-
-    @property
-    def sample_cases(self) -> tuple[TestCase, ...]:
-        return self.samples
-
-    @property
-    def reference_path(self) -> Path:
-        return REFERENCE_DIR / f"{self.slug}.v"
-
-
-def _cases(*param_sets: dict) -> tuple[TestCase, ...]:
-    return tuple(TestCase("_".join(f"{k.lower()}{v}" for k, v in p.items()), dict(p)) for p in param_sets)
-
-
-SYNC_FIFO = RtlTask(
-    slug="sync_fifo", title="Synchronous FIFO", difficulty="easy",
-    skills=("Verilog", "SystemVerilog", "RTL design", "digital logic", "FIFO design"),
-    summary="A first-word-fall-through FIFO with full, empty and count flags.",
-    statement="""Write `sync_fifo`, a synchronous FIFO with first-word fall-through.
-
-At each rising edge of `clk`: if `!rst_n` the FIFO becomes empty; otherwise a write happens iff
-`wr_en && !full` and a read iff `rd_en && !empty` (both may happen at the same edge; a write while
-full or a read while empty is ignored). `full`, `empty`, `count` and `dout` describe the state
-after the last edge; `dout` is the oldest entry (any value while empty).
-
-`DEPTH` is a power of two from 2 to 1024, `WIDTH` from 1 to 64. The judge compares the outputs
-after every clock edge with directed and random traffic for several parameter sets.""",
-    module="sync_fifo", clock="clk",
-    ports=(Port("clk", "input", "1"), Port("rst_n", "input", "1", "synchronous reset, active low"),
-           Port("wr_en", "input", "1"), Port("din", "input", "WIDTH"), Port("rd_en", "input", "1"),
-           Port("dout", "output", "WIDTH", "the oldest entry"), Port("full", "output", "1"),
-           Port("empty", "output", "1"), Port("count", "output", "$clog2(DEPTH)+1", "entries stored")),
-    defaults={"WIDTH": 8, "DEPTH": 16},
-    tests={"sim": _cases({"WIDTH": 8, "DEPTH": 16}, {"WIDTH": 1, "DEPTH": 2}, {"WIDTH": 64, "DEPTH": 2},
-                         {"WIDTH": 5, "DEPTH": 4}, {"WIDTH": 16, "DEPTH": 64}, {"WIDTH": 64, "DEPTH": 1024})},
-    samples=_cases({"WIDTH": 8, "DEPTH": 4}),
-    synth_params={"WIDTH": 8, "DEPTH": 16},
-)
-
-RR_ARBITER = RtlTask(
-    slug="rr_arbiter", title="Round-robin arbiter", difficulty="medium",
-    skills=("Verilog", "SystemVerilog", "RTL design", "digital logic", "arbitration"),
-    summary="A fair arbiter: one-hot grants from a rotating priority pointer.",
-    statement="""Write `rr_arbiter`, a round-robin arbiter for `N` requesters.
-
-A pointer p (0 after reset) names the requester with the highest priority: `grant` selects the
-first i among p, p+1, ..., p+N-1 (mod N) with `req[i]` set; it is one-hot, or zero when `req` is
-zero, and combinational from `req` and the state. At each rising edge with `rst_n` high and
-`grant` nonzero, p becomes (granted index + 1) mod N. `N` from 2 to 32.""",
-    module="rr_arbiter", clock="clk",
-    ports=(Port("clk", "input", "1"), Port("rst_n", "input", "1", "synchronous reset, active low"),
-           Port("req", "input", "N"), Port("grant", "output", "N", "one-hot or zero")),
-    defaults={"N": 4},
-    tests={"sim": _cases({"N": 4}, {"N": 2}, {"N": 3}, {"N": 5}, {"N": 8}, {"N": 32})},
-    samples=_cases({"N": 4}),
-    synth_params={"N": 8},
-)
-
-SKID_BUFFER = RtlTask(
-    slug="skid_buffer", title="Skid buffer", difficulty="medium",
-    skills=("Verilog", "SystemVerilog", "RTL design", "AXI", "valid/ready handshakes", "timing closure"),
-    summary="A registered valid/ready stage that breaks every combinational path at full throughput.",
-    statement="""Write `skid_buffer`, a pipeline stage between two AXI-Stream style interfaces.
-
-A word moves on an edge where valid and ready are both high on that side. Every accepted input
-word leaves exactly once and in order; once `m_valid` is high it stays high, with `m_data`
-unchanged, until the word is taken; `s_ready` and `m_valid` come straight from flip-flops (no
-combinational path from `m_ready` or `s_valid`); with `s_valid` and `m_ready` held high, one
-word passes per cycle; at most two words are held. After reset `m_valid` is low and `s_ready`
-high.""",
-    module="skid_buffer", clock="clk",
-    ports=(Port("clk", "input", "1"), Port("rst_n", "input", "1", "synchronous reset, active low"),
-           Port("s_valid", "input", "1"), Port("s_ready", "output", "1", "from a flip-flop"),
-           Port("s_data", "input", "WIDTH"), Port("m_valid", "output", "1", "from a flip-flop"),
-           Port("m_ready", "input", "1"), Port("m_data", "output", "WIDTH")),
-    defaults={"WIDTH": 32},
-    tests={"sim": _cases({"WIDTH": 32}, {"WIDTH": 1}, {"WIDTH": 8}, {"WIDTH": 64}, {"WIDTH": 9})},
-    samples=_cases({"WIDTH": 8}),
-    synth_params={"WIDTH": 32},
-)
-
-TASKS: dict[str, RtlTask] = {t.slug: t for t in (SYNC_FIFO, RR_ARBITER, SKID_BUFFER)}
+__all__ = ["TASKS", "Port", "RtlTask", "cases"]

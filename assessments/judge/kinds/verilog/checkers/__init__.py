@@ -1,4 +1,4 @@
-"""Checkers for the hardware-design tasks, one module each: what a design's outputs must be, cycle by cycle, and
+"""Checkers for the hardware-design tasks, one module each (a Checker subclass with `slug`): what a design's outputs must be, cycle by cycle, and
 the stimulus that exercises it. Standard library only; nothing here imports the project.
 
 The driver's cycle protocol, which every checker is written for. For each cycle c = 0, 1, ...:
@@ -19,13 +19,17 @@ Rules shared by the checkers:
 """
 from __future__ import annotations
 
-from .base import Checker, Mismatch
-from .rr_arbiter import RrArbiterChecker
-from .skid_buffer import SkidBufferChecker
-from .sync_fifo import SyncFifoChecker
+import importlib
+import pkgutil
 
-# task slug -> its checker; a new task adds its module here
-CHECKERS: dict[str, type[Checker]] = {"sync_fifo": SyncFifoChecker, "rr_arbiter": RrArbiterChecker,
-                                      "skid_buffer": SkidBufferChecker}
+from .base import Checker, Mismatch
+
+# task slug -> its checker: every Checker subclass with a `slug` in this package's modules
+CHECKERS: dict[str, type[Checker]] = {}
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    _module = importlib.import_module(f"{__name__}.{_info.name}")
+    for _value in vars(_module).values():
+        if isinstance(_value, type) and issubclass(_value, Checker) and getattr(_value, "slug", None):
+            CHECKERS[_value.slug] = _value
 
 __all__ = ["CHECKERS", "Checker", "Mismatch"]

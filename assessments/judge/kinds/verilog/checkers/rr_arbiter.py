@@ -7,6 +7,7 @@ from .base import Checker, Mismatch, _bin
 class RrArbiterChecker(Checker):
     """An exact model of `rr_arbiter`: grant before the edge from the pointer before it, and after
     the edge from the updated pointer (req is held across the edge)."""
+    slug = "rr_arbiter"
 
     def __init__(self, params: dict[str, int]):
         super().__init__(params)

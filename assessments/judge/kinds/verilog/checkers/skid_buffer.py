@@ -19,6 +19,7 @@ class SkidBufferChecker(Checker):
       - throughput: after STARTUP edges with s_valid and m_ready both high, a word must enter and
         a word leave at every further such edge;
       - a held word must not sit with m_valid low for more than LOST edges."""
+    slug = "skid_buffer"
 
     STARTUP = 3
     LOST = 4

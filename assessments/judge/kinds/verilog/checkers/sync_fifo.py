@@ -9,6 +9,7 @@ class SyncFifoChecker(Checker):
     """An exact model of `sync_fifo`: full, empty and count always; dout when not empty. Outputs
     read before the edge must still describe the state after the last edge, so an output that
     follows wr_en or rd_en combinationally is caught there."""
+    slug = "sync_fifo"
 
     def __init__(self, params: dict[str, int]):
         super().__init__(params)
