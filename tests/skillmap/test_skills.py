@@ -26,6 +26,11 @@ def ids(text):
     ("Design dragonfly topologies", {"network_topology"}),
     ("Review clock-gating changes", {"low_power_design"}),
     ("Models written in SystemC.", {"systemc"}),
+    ("Verify AXI3/AXI5, ACE-Lite and AHB5 interconnects, APB4 peripherals", {"amba_axi"}),
+    ("Design AMBA5 CHI-B coherent fabrics", {"amba_axi"}),
+    ("Write power intent in IEEE 1801", {"low_power_design"}),
+    ("Migrate VMM and OVM testbenches", {"uvm"}),
+    ("Sign off power with PT-PX", {"power_analysis"}),
 ])
 def test_finds_skills_in_messy_spellings(text, expected):
     assert expected <= ids(text)
@@ -38,6 +43,7 @@ def test_finds_skills_in_messy_spellings(text, expected):
     ("Our Series C funding closed last month", "c"),
     ("The Rib, the bib and the IBM mainframe", "infiniband"),
     ("Ready, set, go!", "go"),
+    ("Our engineers ace every interview", "amba_axi"),
 ])
 def test_short_acronyms_do_not_match_ordinary_words(text, absent):
     assert absent not in ids(text)
