@@ -6,7 +6,7 @@ from .model import Port, RtlTask, cases
 
 SYNC_FIFO = RtlTask(
     slug="sync_fifo", title="Synchronous FIFO", difficulty="easy",
-    skills=("Verilog", "SystemVerilog", "RTL design", "digital logic", "FIFO design"),
+    skills=("verilog", "systemverilog", "rtl_design", "digital_logic", "logic_synthesis"),
     summary="A first-word-fall-through FIFO with full, empty and count flags.",
     statement="""Write `sync_fifo`, a synchronous FIFO with first-word fall-through.
 
@@ -31,7 +31,7 @@ after every clock edge with directed and random traffic for several parameter se
 
 RR_ARBITER = RtlTask(
     slug="rr_arbiter", title="Round-robin arbiter", difficulty="medium",
-    skills=("Verilog", "SystemVerilog", "RTL design", "digital logic", "arbitration"),
+    skills=("verilog", "systemverilog", "rtl_design", "digital_logic", "microarchitecture"),
     summary="A fair arbiter: one-hot grants from a rotating priority pointer.",
     statement="""Write `rr_arbiter`, a round-robin arbiter for `N` requesters.
 
@@ -50,7 +50,7 @@ zero, and combinational from `req` and the state. At each rising edge with `rst_
 
 SKID_BUFFER = RtlTask(
     slug="skid_buffer", title="Skid buffer", difficulty="medium",
-    skills=("Verilog", "SystemVerilog", "RTL design", "AXI", "valid/ready handshakes", "timing closure"),
+    skills=("verilog", "systemverilog", "rtl_design", "amba_axi", "pipelining", "timing_closure"),
     summary="A registered valid/ready stage that breaks every combinational path at full throughput.",
     statement="""Write `skid_buffer`, a pipeline stage between two AXI-Stream style interfaces.
 

@@ -24,7 +24,7 @@ class RtlTask:
     slug: str
     title: str
     difficulty: str
-    skills: tuple[str, ...]
+    skills: tuple[str, ...]      # taxonomy ids (skillmap/data/taxonomy.toml)
     summary: str
     statement: str
     module: str                  # the top module's name

@@ -102,3 +102,13 @@ def test_the_cli_tells_the_kind_from_the_file_name(tmp_path):
     out = subprocess.run([sys.executable, "-m", "assessments.judge", "--task", "sync_fifo", str(wrong)],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 2 and "sync_fifo takes a .v or .sv file" in out.stderr
+
+
+def test_every_task_names_taxonomy_skills_and_has_a_reference():
+    from gpu_tasks.rtl import TASKS as BANK
+    from skillmap.taxonomy import load_taxonomy
+    known = load_taxonomy().skills
+    for task in BANK.values():
+        assert task.skills and set(task.skills) <= set(known), (task.slug, set(task.skills) - set(known))
+        assert task.reference_path.exists() and task.kind == "verilog"
+        assert task.difficulty in ("easy", "medium", "hard") and task.tests["sim"] and task.samples
