@@ -3,10 +3,10 @@ import json
 
 import click
 
-from . import catalog
+from . import catalog, coverage
 
 
-@click.group("tasks", help="The GPU coding tasks candidates solve.")
+@click.group("tasks", help="The hands-on tasks candidates solve.")
 def tasks():
     pass
 
@@ -58,3 +58,23 @@ def show_task(slug, style, as_json, starter_only):
     click.echo("")
     click.echo(f"Starter ({style}):")
     click.echo(detail["starters"][style].rstrip())
+
+
+@tasks.command("coverage")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--top", default=8, show_default=True, help="Uncovered skills listed per track.")
+def coverage_command(as_json, top):
+    """The share of the corpus postings' required skills that at least one task evidences, per
+    track and overall, and the most required skills no task evidences."""
+    report = coverage.corpus_coverage(top)
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    rows = [*report["tracks"].items(), ("overall", report["overall"])]
+    for track, row in rows:
+        share = f"{row['share']:.0%}" if row["share"] is not None else "-"
+        click.echo(f"{track:<24} {share:>5}  ({row['evidenced']} of {row['required']} required skills "
+                   "in postings)")
+        gaps = ", ".join(f"{g['skill']} ({g['postings']})" for g in row["uncovered"])
+        if gaps:
+            click.echo(f"{'':<24}        not yet evidenced: {gaps}")
