@@ -121,6 +121,8 @@ class Report:
     # verilog: Yosys's cells and longest combinational path (in cells) at the task's stated
     # parameters against the reference design's, and the performance fraction they give
     synthesis: dict | None = None
+    # verilog, a wrong answer: the cycles up to the mismatch, per signal (kinds/verilog/waveform.py)
+    waveform: dict | None = None
     version: int = JSON_VERSION
     # Seconds per stage of the judging (start, imports, load, build, tests, listings, teardown):
     # for the operator's benchmarks, never in the JSON.

@@ -61,6 +61,9 @@ def test_a_wrong_design_fails_at_a_cycle_naming_the_signal(task, name):
     assert "Inputs at each edge" in r.details and signal in r.details.splitlines()[1]
     failed = [t for t in r.tests if t.passed is False]
     assert len(failed) == 1 and failed[0].message == r.message
+    w = r.waveform    # the window up to the mismatch, for the page's timing diagram and a VCD
+    assert w["mismatch"]["cycle"] == cycle and w["mismatch"]["signal"] == signal
+    assert w["first_cycle"] + len(w["signals"][0]["values"]) - 1 == cycle
 
 
 def _renamed(task: str, old: str, new: str) -> str:

@@ -28,7 +28,7 @@ from ...report import TestReport
 from ...runner import ChildDied, ChildProcess
 from ...sandbox import SandboxSpec
 from ...verdicts import Verdict
-from . import checkers, verilator_build
+from . import checkers, verilator_build, waveform
 
 BUILD_MODULE = "assessments.judge.kinds.verilog.compile_job"
 JOB_FILES = JobFiles(("assessments/__init__.py", "assessments/judge/__init__.py",
@@ -309,6 +309,8 @@ def run_test(run: RtlRun, index: int, case, test: TestReport) -> None:
         if found is None:
             found = checker.after_edge(c, inputs, row["after"])
         if found is not None:
+            run.report.waveform = waveform.window(ports, task.clock, stimulus, rows, c, found.signal,
+                                                  found.expected)
             raise Decided(_mismatch(task, where, c, found, stimulus, rows, ports))
 
 
