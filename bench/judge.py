@@ -80,7 +80,9 @@ def _cold_cache():
     saved = os.environ.get("KERNELPATH_EMULATOR_CACHE")
     fresh = tempfile.mkdtemp(prefix="kp-bench-cache-")
     for built in (core, _verilator_runtime(runtime_object)):
-        if built:
+        if built and os.path.isdir(built):
+            shutil.copytree(built, os.path.join(fresh, os.path.basename(built)), symlinks=True)
+        elif built:
             shutil.copy2(built, os.path.join(fresh, os.path.basename(built)))
     os.environ["KERNELPATH_EMULATOR_CACHE"] = fresh
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import os
 import random
 import shutil
 import subprocess
@@ -77,15 +78,22 @@ def fingerprint() -> str:
 
 
 def runtime_object() -> Path:
-    """Verilator's runtime, built once per machine by the trusted parent next to the cache."""
+    """Verilator's runtime (a folder: verilator_build.build_runtime), built once per machine by
+    the trusted parent next to the cache; published by renaming the whole folder."""
     root = Path(sandbox.emulator_cache_dir())
-    out = root / f"verilated-{fingerprint()}.o"
-    if out.exists():
+    out = root / f"verilated-{fingerprint()}"
+    if (out / verilator_build.RUNTIME_OBJECT).exists():
         return out
     root.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=root) as tmp:
-        built = verilator_build.build_runtime(tmp)
-        shutil.move(str(built), str(out))
+    tmp = Path(tempfile.mkdtemp(dir=root, prefix=".verilated-"))
+    try:
+        verilator_build.build_runtime(str(tmp))
+        try:
+            os.rename(tmp, out)
+        except OSError:   # another worker published it first
+            pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 

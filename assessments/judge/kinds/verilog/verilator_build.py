@@ -3,10 +3,11 @@ shared library with a small C interface that the run sandbox's child loads with 
 simulation is the child's own code: no simulator program runs there).
 
     ports = elaborate(workdir, source, top, params)              # or BuildError with the log
-    meta = build(workdir, source, top, params, runtime_object)   # workdir/model.so
+    meta = build(workdir, source, top, params, runtime)   # workdir/model.so
 
 Both run in the compile sandbox on the source text alone. The library links Verilator's runtime,
-compiled once per machine (`build_runtime`) like the CUDA emulator's core.
+compiled once per machine with a precompiled `verilated.h` (`build_runtime`: a folder) like the
+CUDA emulator's core.
 """
 from __future__ import annotations
 
@@ -157,6 +158,8 @@ __attribute__((visibility("default"))) uint64_t kp_get(void* s, int port) {{
 
 
 def build(workdir: str, source: str, top: str, params: dict, runtime: str | Path) -> dict:
+    """`runtime`: build_runtime's folder (its object and precompiled header)."""
+    runtime = Path(runtime)
     """workdir/model.so for `params`; its metadata: ports (in the library's order) and the lint
     report. BuildError when Verilator or g++ refuses the design."""
     ports, lint = elaborate(workdir, source, top, params)
@@ -172,13 +175,15 @@ def build(workdir: str, source: str, top: str, params: dict, runtime: str | Path
                          "Verilog or SystemVerilog (DPI calls into C are not allowed)")
     Path(workdir, "shim.cpp").write_text(_shim(ports))
     include = verilator_root() / "include"
-    # One translation unit: Verilator's header is most of each file's compile time.
+    # One translation unit, opening with Verilator's header (precompiled): the header is most of
+    # each generated file's compile time.
     units = sorted(p.name for p in Path(workdir, "obj").glob("Vtop*.cpp"))
-    Path(workdir, "model.cpp").write_text("".join(f'#include "obj/{u}"\n' for u in units)
+    Path(workdir, "model.cpp").write_text('#include "verilated.h"\n'
+                                          + "".join(f'#include "obj/{u}"\n' for u in units)
                                           + '#include "shim.cpp"\n')
-    r = _run([CXX, *CXXFLAGS, "-shared", "-fvisibility=hidden", "-I", "obj", "-I", str(include),
-              "-I", str(include / "vltstd"), "model.cpp", str(runtime), "-o", "model.so",
-              "-lpthread", "-Wl,-z,defs"], workdir)
+    r = _run([CXX, *CXXFLAGS, "-shared", "-fvisibility=hidden", "-I", str(runtime / "pch"), "-I", "obj",
+              "-I", str(include), "-I", str(include / "vltstd"), "model.cpp", str(runtime / RUNTIME_OBJECT),
+              "-o", "model.so", "-lpthread", "-Wl,-z,defs"], workdir)
     if r.returncode != 0:
         missing = re.findall(r"undefined reference to `([^']+)'", r.stderr)
         if missing:
@@ -188,9 +193,21 @@ def build(workdir: str, source: str, top: str, params: dict, runtime: str | Path
     return {"ports": [p.to_dict() for p in ports], "lint": lint}
 
 
+RUNTIME_OBJECT = "runtime.o"
+
+
 def build_runtime(workdir: str) -> Path:
-    """Verilator's runtime as one relocatable object (built once per machine, by the parent)."""
+    """`workdir` made into Verilator's runtime (built once per machine, by the parent): one
+    relocatable object, and pch/ with `verilated.h` precompiled for the models' flags beside a
+    link to the header (the header's later includes must find it, skipped by its guard)."""
     include = verilator_root() / "include"
+    pch = Path(workdir, "pch")
+    pch.mkdir(parents=True, exist_ok=True)
+    (pch / "verilated.h").symlink_to(include / "verilated.h")
+    r = _run([CXX, *CXXFLAGS, "-I", str(include), "-I", str(include / "vltstd"), "-x", "c++-header",
+              str(include / "verilated.h"), "-o", str(pch / "verilated.h.gch")], workdir)
+    if r.returncode != 0:
+        raise BuildError(f"Verilator's header does not precompile: {r.stderr[-2000:]}", "internal")
     objs = []
     for unit in RUNTIME_UNITS:
         out = Path(workdir, unit.replace(".cpp", ".o"))
@@ -199,8 +216,10 @@ def build_runtime(workdir: str) -> Path:
         if r.returncode != 0:
             raise BuildError(f"Verilator's runtime does not build: {r.stderr[-2000:]}", "internal")
         objs.append(str(out))
-    combined = Path(workdir, "verilated_runtime.o")
+    combined = Path(workdir, RUNTIME_OBJECT)
     r = _run([CXX, "-r", "-nostdlib", "-o", str(combined), *objs], workdir)
     if r.returncode != 0:
         raise BuildError(f"Verilator's runtime does not link: {r.stderr[-2000:]}", "internal")
-    return combined
+    for obj in objs:
+        Path(obj).unlink()
+    return Path(workdir)
