@@ -291,7 +291,9 @@ def run_test(run: RtlRun, index: int, case, test: TestReport) -> None:
             if variations:
                 probes[str(c)] = variations
     model, ports = run.models[_params_key(params)]
-    where = f"with {', '.join(f'{k}={v}' for k, v in params.items())}"
+    # "cycle 12 with WIDTH=8, DEPTH=16: ..."; a design without parameters: "cycle 12 of test stream2: ..."
+    where = (f"with {', '.join(f'{k}={v}' for k, v in params.items())}" if params
+             else f"of test {case.name}")
     try:
         ans = run.child.request({"op": "simulate", "model": model, "ports": ports, "clock": task.clock,
                                  "cycles": stimulus, "probes": probes})
