@@ -162,24 +162,17 @@ def load(run: RtlRun) -> None:
     _note_synthesis(run)
 
 
-def _synth_keys(run: RtlRun) -> dict:
-    task = run.task
-    reference = task.reference_path.read_text()
-    return {who: build_cache.key("synth", fingerprint(), text, task.module, _params_key(task.synth_params))
-            for who, text in (("design", run.source), ("reference", reference))}
-
-
 def _start_synthesis(run: RtlRun) -> dict:
     """Yosys jobs for the design and the reference at the task's stated parameters, where the
     cache has no answer; {who: (key, job or None)}."""
     task = run.task
     out = {}
-    reference = task.reference_path.read_text()
-    for who, k in _synth_keys(run).items():
+    for who, text in (("design", run.source), ("reference", task.reference_path.read_text())):
+        k = build_cache.key("synth", fingerprint(), text, task.module, _params_key(task.synth_params))
         job = None
         if run.cache.get("synth", k) is None:
-            job = compile_sandbox.Job(BUILD_MODULE, {"source": run.source if who == "design" else reference,
-                                                     "top": task.module, "synth": task.synth_params},
+            job = compile_sandbox.Job(BUILD_MODULE, {"source": text, "top": task.module,
+                                                     "synth": task.synth_params},
                                       timeout_s=run.limits.compile_s, isolation=run.isolation, files=JOB_FILES)
         out[who] = (k, job)
     return out
