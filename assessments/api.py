@@ -60,11 +60,15 @@ def get_task(slug):
 @tasks_blp.arguments(LeaderboardQuerySchema, location="query")
 @tasks_blp.response(200, LeaderboardSchema)
 def leaderboard(query, slug):
-    """Best accepted time per user for a backend and GPU (timings flagged for review never appear)."""
+    """Best accepted time per user for a backend and GPU (timings flagged for review never appear).
+    Design tasks rank by `by`: `area` (Yosys cells) or `depth` (longest combinational path);
+    testbench tasks by mutants caught; `backend` and `gpu` do not apply to them."""
     try:
-        catalog.task_or_error(slug)
+        task = catalog.task_or_error(slug)
     except catalog.UnknownTask as err:
         abort(404, message=str(err), field="slug")
+    if not catalog.runs_on_gpu(task):   # designs and testbenches: ranked by `by`, no backend
+        return results.design_leaderboard(slug, catalog.bank.kind_of(task), query.get("by"))
     return results.leaderboard(slug, query["backend"], query.get("gpu"))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import gpu_tasks
+from gpu_tasks import bank
 from skillmap.taxonomy import TRACKS, load_taxonomy
 
 
@@ -14,10 +15,16 @@ class UnknownTask(LookupError):
 
 
 def task_or_error(slug: str):
-    try:
-        return gpu_tasks.get_task(slug)
-    except KeyError:
-        raise UnknownTask(slug) from None
+    task = bank.find(slug)
+    if task is None:
+        raise UnknownTask(slug)
+    return task
+
+
+def runs_on_gpu(task) -> bool:
+    """Whether the task's submissions run where a backend's GPU (or its emulator) is: CuPy tasks.
+    Designs and testbenches simulate on any grading worker (the cpu queue)."""
+    return bank.kind_of(task) == "cupy"
 
 
 def _skill(skill_id: str) -> dict:
@@ -50,16 +57,75 @@ def summary(task) -> dict:
         "summary": getattr(task, "summary", "") or task.title,
         "skills": [_skill(s) for s in task.skills],
         "tracks": _tracks(task),
+        "kind": bank.kind_of(task),
+        "kind_label": bank.KIND_LABELS.get(bank.kind_of(task), bank.kind_of(task)),
+        "language": bank.LANGUAGES.get(bank.kind_of(task), "text"),
     }
 
 
 @lru_cache(maxsize=None)
 def _starters(slug: str) -> dict:
-    return {style: gpu_tasks.starter(slug, style) for style in gpu_tasks.STYLES}
+    return bank.starters_of(bank.find(slug))
+
+
+def _ports(task) -> list[dict]:
+    from gpu_tasks.rtl.starter import range_of
+    return [{"name": p.name, "direction": p.direction, "width": p.width, "range": range_of(p.width),
+             "note": p.note} for p in task.ports]
+
+
+def _design_detail(task) -> dict:
+    """A hardware-design task: its module's header, ports and parameters, simulated cases."""
+    from gpu_tasks.rtl.starter import module_header
+    return {
+        **summary(task),
+        "statement": task.statement,
+        "signature": module_header(task),
+        "module": task.module,
+        "clock": task.clock,
+        "ports": _ports(task),
+        "parameters": dict(task.defaults),
+        "synthesized": dict(task.synth_params),
+        "args": [], "check": "cycle-accurate simulation against a reference model, then synthesis",
+        "tolerance": {},
+        "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
+        "tests": {backend: len(cases) for backend, cases in task.tests.items()},
+        "benchmark": {},
+        "styles": list(_starters(task.slug)),
+        "starters": dict(_starters(task.slug)),
+    }
+
+
+def _testbench_detail(task) -> dict:
+    """A verification task: the design under test's header and ports (never its code)."""
+    from gpu_tasks.rtl import TASKS as DESIGNS
+    from gpu_tasks.rtl.starter import module_header
+    design = DESIGNS[task.design]
+    return {
+        **summary(task),
+        "statement": task.statement,
+        "signature": module_header(design),
+        "module": design.module,
+        "clock": design.clock,
+        "ports": _ports(design),
+        "parameters": dict(task.design_params),
+        "args": [], "check": "your tests run against the correct design and hidden mutants",
+        "tolerance": {},
+        "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
+        "tests": {backend: len(cases) for backend, cases in task.tests.items()},
+        "benchmark": {},
+        "styles": list(_starters(task.slug)),
+        "starters": dict(_starters(task.slug)),
+    }
 
 
 def detail(task) -> dict:
     """Everything a candidate needs to solve the task; never the reference or the hidden seeds."""
+    kind = bank.kind_of(task)
+    if kind == "verilog":
+        return _design_detail(task)
+    if kind == "cocotb":
+        return _testbench_detail(task)
     return {
         **summary(task),
         "statement": task.statement,
@@ -77,7 +143,7 @@ def detail(task) -> dict:
 
 
 def all_summaries() -> list[dict]:
-    return [summary(t) for t in gpu_tasks.all_tasks()]
+    return [summary(t) for t in bank.all_tasks()]
 
 
 def tasks_for_skills(skill_ids: list[str], limit: int = 3) -> list[str]:
@@ -86,7 +152,7 @@ def tasks_for_skills(skill_ids: list[str], limit: int = 3) -> list[str]:
     wanted = set(skill_ids)
     uncovered, chosen = set(wanted), []
     rank = {"easy": 0, "medium": 1, "hard": 2}
-    pool = list(gpu_tasks.all_tasks())
+    pool = bank.all_tasks()
     while pool and len(chosen) < limit:
         best = max(pool, key=lambda t: (len(uncovered & set(t.skills)), len(wanted & set(t.skills)),
                                         rank.get(t.difficulty, 0)))

@@ -27,8 +27,9 @@ def list_tasks(as_json):
 
 @tasks.command("show")
 @click.argument("slug")
-@click.option("--style", type=click.Choice(list(catalog.gpu_tasks.STYLES)), default="raw",
-              show_default=True, help="Which starter to print.")
+@click.option("--style", type=click.Choice(list(catalog.gpu_tasks.STYLES)), default=None,
+              help="Which starter of a CuPy task to print (default raw); design and testbench "
+                   "tasks have one starter.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (as GET /api/v1/tasks/SLUG).")
 @click.option("--starter-only", is_flag=True, help="Print only the starter code (to save as a file).")
 def show_task(slug, style, as_json, starter_only):
@@ -37,19 +38,33 @@ def show_task(slug, style, as_json, starter_only):
         detail = catalog.detail(catalog.task_or_error(slug))
     except catalog.UnknownTask as err:
         raise click.ClickException(f"{err}; see `flask tasks list`") from None
+    starters = detail["starters"]
+    if style is None:
+        style = "raw" if "raw" in starters else next(iter(starters))
+    elif style not in starters:
+        raise click.BadParameter(f"{slug} has no {style!r} starter; it has: {', '.join(starters)}",
+                                 param_hint="--style")
     if starter_only:
-        click.echo(detail["starters"][style], nl=False)
+        click.echo(starters[style], nl=False)
         return
     if as_json:
         click.echo(json.dumps(detail, indent=2))
         return
     click.echo(detail["statement"].rstrip())
     click.echo("")
-    click.echo(f"Signature   {detail['signature']}")
-    for a in detail["args"]:
-        click.echo(f"  {a['name']:<8} {a['role']:<6} {a['dtype']:<8} {a['shape'] or ''}")
-    tol = ", ".join(f"{k}={v}" for k, v in detail["tolerance"].items())
-    click.echo(f"Check       {detail['check']} ({tol or 'exact'})")
+    if detail.get("ports"):
+        click.echo(f"Kind        {detail['kind_label']}")
+        click.echo("Module")
+        click.echo(detail["signature"])
+        for p in detail["ports"]:
+            click.echo(f"  {p['name']:<10} {p['direction']:<6} {p['width']:<18} {p['note']}")
+        click.echo(f"Check       {detail['check']}")
+    else:
+        click.echo(f"Signature   {detail['signature']}")
+        for a in detail["args"]:
+            click.echo(f"  {a['name']:<8} {a['role']:<6} {a['dtype']:<8} {a['shape'] or ''}")
+        tol = ", ".join(f"{k}={v}" for k, v in detail["tolerance"].items())
+        click.echo(f"Check       {detail['check']} ({tol or 'exact'})")
     samples = "; ".join(f"{s['name']}: " + ", ".join(f"{k}={v}" for k, v in s["sizes"].items())
                         for s in detail["samples"])
     click.echo(f"Samples     {samples}")

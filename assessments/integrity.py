@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 import gpu_tasks
+from gpu_tasks import bank
 
 THRESHOLD = 0.9
 MIN_TOKENS = 40  # less own code than this (a one-line kernel body) says nothing about who wrote it
@@ -36,6 +37,11 @@ _KEPT = set(keyword.kwlist) | {
     "blockDim", "gridDim", "for", "if", "else", "while", "return", "atomicAdd",
     "__shfl_down_sync", "__shfl_xor_sync", "float32", "int32", "size", "shape", "range", "len",
     "min", "max", "sum", "exp", "expf", "sqrt", "sqrtf", "rsqrtf", "fmaxf", "fminf", "int32_t",
+    # Verilog and cocotb: the language's words, not a writer's names
+    "module", "endmodule", "input", "output", "wire", "reg", "logic", "always", "always_ff",
+    "always_comb", "posedge", "negedge", "assign", "begin", "end", "case", "endcase", "parameter",
+    "localparam", "generate", "endgenerate", "genvar", "integer", "cocotb", "await", "async",
+    "dut", "RisingEdge", "FallingEdge", "Timer", "Clock", "value",
 }
 
 
@@ -67,12 +73,22 @@ def normalise(source: str) -> list[str]:
 
 def _starter_lines(task: str) -> set[str]:
     lines: set[str] = set()
-    for style in gpu_tasks.STYLES:
-        try:
-            lines.update(normalise(gpu_tasks.starter(task, style)))
-        except KeyError:
-            continue
+    for code in bank.starters_of(bank.find(task)).values():
+        lines.update(normalise(code))
     return lines
+
+
+def _reference(task) -> str:
+    if bank.kind_of(task) == "cupy":
+        return gpu_tasks.reference_source(task.slug)
+    return task.reference_path.read_text(encoding="utf-8")
+
+
+def compares(slug: str) -> bool:
+    """Whether submissions of this task are compared (a task of the bank with a reference)."""
+    task = bank.find(slug)
+    return task is not None and (bank.kind_of(task) == "cupy"
+                                 or getattr(task, "reference_path", None) is not None)
 
 
 def own_code(source: str, boilerplate: set[str]) -> str:
@@ -105,7 +121,7 @@ def similar_pairs(task: str, subjects: dict[int, str], others: dict[int, str],
     boiler = _starter_lines(task)
     ref_key = "reference"
     docs = {sid: own_code(src, boiler) for sid, src in {**others, **subjects}.items()}
-    docs[ref_key] = own_code(gpu_tasks.reference_source(task), boiler)
+    docs[ref_key] = own_code(_reference(bank.find(task)), boiler)
     docs = {k: v for k, v in docs.items() if len(v.split()) >= MIN_TOKENS}
     wanted = [sid for sid in subjects if sid in docs]
     if not wanted or len(docs) < 2:

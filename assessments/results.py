@@ -7,7 +7,7 @@ import io
 
 from sqlalchemy import select
 
-import gpu_tasks
+from gpu_tasks import bank
 from accounts.models import Role, User
 from extensions import db
 from refusals import NotFound
@@ -141,14 +141,15 @@ def evidence_of(candidate_ids) -> dict[int, tuple[list[Evidence], set[int], list
         copied = _copied_from_reference(subs)
         evidence = []
         for sub in subs:
-            task = gpu_tasks.TASKS.get(sub.task)
+            task = bank.find(sub.task)
             if task is None or sub.id in copied or sub.id in held:
                 continue
             timed = sub.backend == "cuda" and bool((sub.report or {}).get("timing"))
             score = float(sub.score or 0)
             evidence.append(Evidence(sub.id, sub.task, task.difficulty, score,
                                      shown.skills_shown(task.skills, sub.source,
-                                                        timed_score=score if timed else None),
+                                                        timed_score=score if timed else None,
+                                                        kind=bank.kind_of(task)),
                                      sub.finished_at or sub.created_at, sub.assessment_id,
                                      timed=timed))
         out[user_id] = (evidence, copied, [flag for s in subs for flag in held.get(s.id, [])])
@@ -161,7 +162,7 @@ def copied_from_others(subs: list[Submission], cleared: bool = False) -> dict[in
     cleared are left out unless `cleared`."""
     by_task: dict[str, dict[int, Submission]] = {}
     for sub in subs:
-        if sub.task in gpu_tasks.TASKS:
+        if integrity.compares(sub.task):
             by_task.setdefault(sub.task, {})[sub.id] = sub
     found: dict[int, list[dict]] = {}
     for task, subjects in by_task.items():
@@ -211,7 +212,7 @@ def _copied_from_reference(subs: list[Submission]) -> set[int]:
     for sub in subs:
         by_task.setdefault(sub.task, {})[sub.id] = sub.source
     for task, sources in by_task.items():
-        if task in gpu_tasks.TASKS:
+        if integrity.compares(task):
             copied |= {m.submission_id for m in integrity.similar_pairs(task, sources, {})
                        if m.other_id is None}
     return copied
@@ -262,6 +263,51 @@ def leaderboard(task: str, backend: str, device: str | None = None, limit: int =
 
 
 ESTIMATED_BOARD = "H100, estimated"
+# How a board without timings ranks: a design by its synthesized size or its longest path, a
+# testbench by the mutants it catches.
+DESIGN_BOARDS = {"verilog": ("area", "depth"), "cocotb": ("mutants",)}
+
+
+def _design_key(sub: Submission, by: str) -> tuple:
+    report = sub.report or {}
+    synth = report.get("synthesis") or {}
+    cells, depth = synth.get("cells"), synth.get("depth")
+    if by == "area":
+        return (cells is None, cells or 0, depth or 0, sub.id)
+    if by == "depth":
+        return (depth is None, depth or 0, cells or 0, sub.id)
+    return (-(sub.score or 0.0), sub.id)     # mutants caught, then the earliest
+
+
+def design_leaderboard(task: str, kind: str, by: str | None = None, limit: int = 50) -> dict:
+    """Each user's best accepted practice solution of a design or testbench task, made public:
+    the smallest design (`area`, Yosys cells), the shallowest (`depth`, cells on the longest
+    combinational path) or the testbench catching the most mutants (`mutants`)."""
+    boards = DESIGN_BOARDS.get(kind, ("mutants",))
+    by = by if by in boards else boards[0]
+    rows = list(db.session.scalars(select(Submission).where(
+        Submission.task == task, Submission.kind == _GRADED, Submission.status == _DONE,
+        Submission.verdict == "accepted", Submission.assessment_id.is_(None),
+        Submission.public.is_(True)).order_by(Submission.id)))
+    best: dict[int, Submission] = {}
+    for sub in rows:
+        kept = best.get(sub.user_id)
+        if kept is None or _design_key(sub, by) < _design_key(kept, by):
+            best[sub.user_id] = sub
+    ranked = sorted(best.values(), key=lambda s: _design_key(s, by))
+    entries = []
+    for i, s in enumerate(ranked[:limit]):
+        synth = (s.report or {}).get("synthesis") or {}
+        mutants = (s.report or {}).get("mutants") or []
+        entries.append({"rank": i + 1, "user": s.user.public_name, "submission_id": s.id,
+                        "median_ms": None, "estimated_ms": None, "device": None,
+                        "cells": synth.get("cells"), "depth": synth.get("depth"),
+                        "mutants_caught": sum(1 for m in mutants if m.get("caught")) if mutants else None,
+                        "mutants": len(mutants) if mutants else None,
+                        "score": s.score, "accepted_at": s.finished_at or s.created_at,
+                        "public": s.public, "source": s.source if s.public else None})
+    return {"task": task, "backend": "sim", "by": by, "boards": list(boards), "device": None,
+            "devices": [], "entries": entries}
 
 
 def _measured_ms(sub: Submission) -> float | None:

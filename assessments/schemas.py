@@ -21,6 +21,9 @@ class TaskSummarySchema(Schema):
     summary = fields.String()
     skills = fields.List(fields.Nested(SkillRefSchema))
     tracks = fields.List(fields.String())
+    kind = fields.String(metadata={"description": "cupy, verilog (a design) or cocotb (a testbench)"})
+    kind_label = fields.String()
+    language = fields.String(metadata={"description": "what a submission is written in"})
 
 
 class TaskArgSchema(Schema):
@@ -35,7 +38,23 @@ class SampleSchema(Schema):
     sizes = fields.Dict(keys=fields.String(), values=fields.Integer())
 
 
+class PortSchema(Schema):
+    name = fields.String()
+    direction = fields.String(metadata={"description": "input or output"})
+    width = fields.String(metadata={"description": "as the statement writes it: 1, WIDTH, $clog2(DEPTH)+1"})
+    range = fields.String(metadata={"description": "the packed range to declare, e.g. [WIDTH-1:0]"})
+    note = fields.String()
+
+
 class TaskSchema(TaskSummarySchema):
+    module = fields.String(metadata={"description": "design and testbench tasks: the module's name"})
+    clock = fields.String(metadata={"description": "design and testbench tasks: the clock port"})
+    ports = fields.List(fields.Nested(PortSchema), metadata={
+        "description": "design and testbench tasks: the module's ports"})
+    parameters = fields.Dict(keys=fields.String(), values=fields.Integer(), metadata={
+        "description": "design tasks: the parameters' defaults; testbench tasks: the design's"})
+    synthesized = fields.Dict(keys=fields.String(), values=fields.Integer(), metadata={
+        "description": "design tasks: the parameters the area and depth score is synthesized with"})
     statement = fields.String(metadata={"description": "Markdown"})
     signature = fields.String()
     args = fields.List(fields.Nested(TaskArgSchema))
@@ -58,6 +77,8 @@ class TaskListSchema(Schema):
 class LeaderboardQuerySchema(Schema):
     backend = fields.String(load_default="cuda", validate=validate.OneOf(BACKENDS))
     gpu = fields.String(validate=validate.Length(max=120))
+    by = fields.String(validate=validate.OneOf(("area", "depth", "mutants")), metadata={
+        "description": "design tasks: area (default) or depth; testbench tasks: mutants"})
 
 
 class LeaderboardEntrySchema(Schema):
@@ -72,11 +93,18 @@ class LeaderboardEntrySchema(Schema):
     accepted_at = UtcDateTime()
     public = fields.Boolean()
     source = fields.String(allow_none=True, metadata={"description": "present when made public"})
+    cells = fields.Integer(allow_none=True, metadata={"description": "design tasks: Yosys cells"})
+    depth = fields.Integer(allow_none=True, metadata={
+        "description": "design tasks: cells on the longest combinational path"})
+    mutants_caught = fields.Integer(allow_none=True, metadata={"description": "testbench tasks"})
+    mutants = fields.Integer(allow_none=True, metadata={"description": "testbench tasks: mutants run"})
 
 
 class LeaderboardSchema(Schema):
     task = fields.String()
     backend = fields.String()
+    by = fields.String(metadata={"description": "design and testbench tasks: how the board ranks"})
+    boards = fields.List(fields.String(), metadata={"description": "the rankings `by` may ask for"})
     device = fields.String(allow_none=True)
     devices = fields.List(fields.String())
     entries = fields.List(fields.Nested(LeaderboardEntrySchema))

@@ -78,7 +78,7 @@ def create(user: User, job_id: int, tasks: list[str] | None, time_limit_minutes:
         raise Invalid(f"the time limit is between {MIN_MINUTES} minutes and 7 days "
                       f"({MAX_MINUTES} minutes)", field="time_limit_minutes")
     if tasks:
-        unknown = [t for t in tasks if t not in catalog.gpu_tasks.TASKS]
+        unknown = [t for t in tasks if catalog.bank.find(t) is None]
         if unknown:
             raise Invalid(f"unknown task {unknown[0]!r}", field="tasks")
         tasks = list(dict.fromkeys(tasks))

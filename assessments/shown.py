@@ -51,9 +51,13 @@ def has_kernel(source: str) -> bool:
     return bool(_KERNEL.search(source or ""))
 
 
-def skills_shown(task_skills, source: str, *, timed_score: float | None = None) -> tuple[str, ...]:
+def skills_shown(task_skills, source: str, *, timed_score: float | None = None,
+                 kind: str = "cupy") -> tuple[str, ...]:
     """The task's skills this solution shows. `timed_score`: its score when a GPU timed it
-    (None when nothing was timed: the cpu backend)."""
+    (None when nothing was timed: the cpu backend). A design or testbench that passed shows
+    every skill its task lists: there is one way to pass, doing the work."""
+    if kind != "cupy":
+        return tuple(task_skills)
     source = source or ""
     kernel = has_kernel(source)
     shown = []

@@ -39,17 +39,19 @@ def create(user: User, task: str, source: str, *, kind: SubmissionKind = Submiss
            assessment_id: int | None = None, backend: str | None = None) -> int:
     """Store the source and queue it (grading happens on a worker); returns its id."""
     try:
-        catalog.task_or_error(task)
+        found = catalog.task_or_error(task)
     except catalog.UnknownTask as err:
         raise Invalid(str(err), field="task") from None
     _check_source(source)
     if assessment_id is not None:
         fixed = _assessment_backend(user, assessment_id, task, kind)
-        if backend and backend != fixed:
+        if backend and backend != fixed and catalog.runs_on_gpu(found):
             raise Invalid(f"this assessment runs on the {fixed} backend", field="backend")
         backend = fixed
     else:
         backend = check_backend(backend or "cpu")
+    if not catalog.runs_on_gpu(found):
+        backend = "cpu"   # designs and testbenches simulate on any worker; no GPU to choose
     sub = Submission(user_id=user.id, task=task, source=source, kind=kind.value, backend=backend,
                      assessment_id=assessment_id, status=SubmissionStatus.QUEUED.value)
     db.session.add(sub)

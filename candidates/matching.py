@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-import gpu_tasks
+from gpu_tasks import bank
 from accounts.models import Role, User
 from extensions import db
 from jobdata.models import Job, JobApplication
@@ -82,7 +82,7 @@ def candidates_of(candidate_ids: list[int], evidence: dict | None = None) -> lis
 def practice_map() -> dict[str, list[tuple[str, float]]]:
     """Skill id -> the tasks that evidence it, with what a full-score solution proves."""
     out: dict[str, list[tuple[str, float]]] = {}
-    for slug, task in gpu_tasks.TASKS.items():
+    for slug, task in bank.tasks().items():
         for skill in task.skills:
             out.setdefault(skill, []).append((slug, DIFFICULTY_WEIGHT.get(task.difficulty, 0.5)))
     return out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-import gpu_tasks
+from gpu_tasks import bank
 from accounts.models import User
 from extensions import db
 from jobdata.models import Job, JobSkill
@@ -43,7 +43,7 @@ def practice_tasks() -> dict[str, list[str]]:
     """Skill id -> task slugs that evidence it, easiest first."""
     order = {"easy": 0, "medium": 1, "hard": 2}
     out: dict[str, list[str]] = {}
-    for slug, task in sorted(gpu_tasks.TASKS.items(), key=lambda kv: (order.get(kv[1].difficulty, 3), kv[0])):
+    for slug, task in sorted(bank.tasks().items(), key=lambda kv: (order.get(kv[1].difficulty, 3), kv[0])):
         for skill in task.skills:
             out.setdefault(skill, []).append(slug)
     return out

@@ -108,6 +108,16 @@ def _bytes(n) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB"
 
 
+@bp.app_template_global("kp_waveform_svg")
+def waveform_svg(window: dict) -> Markup:
+    """A wrong design's waveform as an inline SVG timing diagram (names and values escaped)."""
+    from assessments.judge.kinds.verilog import waveform
+    try:
+        return Markup(waveform.to_svg(window))
+    except (KeyError, TypeError, ValueError, IndexError):   # a report from an older judge
+        return Markup("")
+
+
 @bp.app_template_global("kp_verdict")
 def verdict_info(verdict: str | None, message: str | None = None) -> dict:
     """Title, tone, one line and icon of a verdict; `message` (the report's) tells a Python

@@ -1,7 +1,7 @@
 """Pages: the task list, a task with its editor, sample runs, submissions, leaderboards."""
 from __future__ import annotations
 
-from flask import abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
 from extensions import limiter
@@ -21,7 +21,15 @@ from .base import (_assessment_context, _is_recruiter, _markdown, _sub_urls, _su
 
 @bp.route("/tasks/")
 def tasks():
-    return render_template("tasks/index.html", tasks=catalog.all_summaries())
+    every = catalog.all_summaries()
+    tracks = sorted({t for s in every for t in s["tracks"]})
+    kinds = {s["kind"]: s["kind_label"] for s in every}
+    track = request.args.get("track") if request.args.get("track") in tracks else None
+    kind = request.args.get("kind") if request.args.get("kind") in kinds else None
+    shown = [s for s in every if (track is None or track in s["tracks"])
+             and (kind is None or s["kind"] == kind)]
+    return render_template("tasks/index.html", tasks=shown, total=len(every), tracks=tracks,
+                           kinds=kinds, track=track, kind=kind)
 
 
 def _render_task(slug: str, *, source: str | None = None, error: Refusal | None = None,
@@ -101,6 +109,11 @@ def create_submission(slug):
 @bp.route("/tasks/<slug>/leaderboard")
 def leaderboard(slug):
     task = _task_or_404(slug)
+    if not catalog.runs_on_gpu(task):
+        kind = catalog.bank.kind_of(task)
+        board = results.design_leaderboard(slug, kind, request.args.get("by"))
+        return render_template("tasks/design_leaderboard.html", task=catalog.summary(task),
+                               board=board)
     backends = ["cuda", "cpu"]
     default = "cuda" if "cuda" in service.available_backends() else "cpu"
     backend = request.args.get("backend") if request.args.get("backend") in backends else default
@@ -134,7 +147,7 @@ def _status_json(sub: Submission):
 def _render_submission(sub: Submission, error: str | None = None, status: int = 200):
     try:
         found = catalog.task_or_error(sub.task)
-        task, cost = catalog.summary(found), found.cost
+        task, cost = catalog.summary(found), getattr(found, "cost", None)
     except catalog.UnknownTask:
         task, cost = {"slug": sub.task, "title": sub.task}, None
     status_url = _sub_urls(sub.id, sub.kind)[1]
@@ -205,3 +218,32 @@ def run_status(run_id):
     return _status_json(_readable_or_404(run_id, SubmissionKind.RUN))
 
 
+
+
+# ---- a wrong design's waveform ------------------------------------------------------------
+
+
+def _vcd(sub: Submission):
+    """The cycles around a wrong design's first mismatch as a VCD file for a waveform viewer."""
+    from assessments.judge.kinds.verilog import waveform
+    window = (sub.report or {}).get("waveform")
+    if not window:
+        abort(404)
+    task = catalog.bank.find(sub.task)
+    clock = getattr(task, "clock", None) or "clk"
+    name = f"{sub.task}-{sub.kind}-{sub.id}.vcd"
+    return Response(waveform.to_vcd(window, clock=clock), mimetype="text/plain",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"',
+                             "Cache-Control": "private, no-store"})
+
+
+@bp.route("/submissions/<int:sub_id>/waveform.vcd")
+@login_required
+def submission_vcd(sub_id):
+    return _vcd(_readable_or_404(sub_id, SubmissionKind.SUBMISSION))
+
+
+@bp.route("/runs/<int:run_id>/waveform.vcd")
+@login_required
+def run_vcd(run_id):
+    return _vcd(_readable_or_404(run_id, SubmissionKind.RUN))

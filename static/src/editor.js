@@ -10,6 +10,8 @@
 //     data-code-editor            Python, with CUDA C++ highlighted inside kernel strings
 //     data-code-editor="python"   the same
 //     data-code-editor="cpp"      C++ / CUDA source ("cuda" is accepted too)
+//     data-code-editor="verilog"  Verilog / SystemVerilog ("systemverilog" is accepted too)
+//     data-code-editor="yaml"     YAML (alerting rules)
 //     data-code-editor="plain"    no highlighting (PTX / SASS listings, logs)
 //     readonly (or disabled)      read-only viewer: select, search and copy, no editing
 //     rows="N"                    minimum height in lines (the editor grows to 75% of the viewport)
@@ -42,11 +44,14 @@ import {
 } from "@codemirror/commands";
 import {
   indentUnit, bracketMatching, syntaxHighlighting, defaultHighlightStyle, LanguageSupport,
+  StreamLanguage,
 } from "@codemirror/language";
 import { search, searchKeymap, highlightSelectionMatches } from "@codemirror/search";
 import { python, pythonLanguage } from "@codemirror/lang-python";
 import { cpp, cppLanguage } from "@codemirror/lang-cpp";
 import { parseMixed } from "@lezer/common";
+import { verilog } from "@codemirror/legacy-modes/mode/verilog";
+import { yaml } from "@codemirror/legacy-modes/mode/yaml";
 
 // ---- Languages ---------------------------------------------------------------------------
 
@@ -81,6 +86,11 @@ function languageFor(kind) {
     case "c++":
     case "cuda":
       return cpp();
+    case "verilog":
+    case "systemverilog":
+      return StreamLanguage.define(verilog);
+    case "yaml":
+      return StreamLanguage.define(yaml);
     default: // "", "python"
       return new LanguageSupport(pythonWithCuda, python().support);
   }

@@ -2,13 +2,17 @@
 import pytest
 
 import gpu_tasks
+from gpu_tasks import bank
+from gpu_tasks.rtl import TASKS as DESIGNS
 
 
 def test_catalog_lists_every_task_with_its_skills(client):
     resp = client.get("/api/v1/tasks")
     assert resp.status_code == 200
     items = resp.get_json()["items"]
-    assert {t["slug"] for t in items} == set(gpu_tasks.TASKS)
+    assert {t["slug"] for t in items} == set(bank.tasks())
+    assert set(gpu_tasks.TASKS) | set(DESIGNS) <= {t["slug"] for t in items}
+    assert {t["kind"] for t in items if t["slug"] in DESIGNS} == {"verilog"}
     reduce_sum = next(t for t in items if t["slug"] == "reduce_sum")
     assert reduce_sum["difficulty"] == "medium"
     assert {"id": "cuda", "name": "CUDA", "category": "gpu_programming"} in reduce_sum["skills"]
@@ -57,3 +61,41 @@ def test_cli_lists_and_shows_tasks(app):
     assert "solve(a, b, c, n)" in shown.output and "Samples" in shown.output
     missing = runner.invoke(args=["tasks", "show", "nope"])
     assert missing.exit_code != 0 and "no task named 'nope'" in missing.output
+
+
+def test_design_task_detail_has_its_module_ports_and_starter(client):
+    data = client.get("/api/v1/tasks/sync_fifo").get_json()
+    assert data["kind"] == "verilog" and data["language"] == "verilog"
+    assert data["tracks"][0] == "hardware_design"
+    assert data["module"] == "sync_fifo" and data["clock"] == "clk"
+    ports = {p["name"]: p for p in data["ports"]}
+    assert ports["count"]["direction"] == "output" and ports["count"]["range"] == "[$clog2(DEPTH):0]"
+    assert ports["din"]["range"] == "[WIDTH-1:0]" and ports["clk"]["range"] == ""
+    assert data["parameters"] == {"WIDTH": 8, "DEPTH": 16}
+    assert list(data["starters"]) == ["verilog"]
+    starter = data["starters"]["verilog"]
+    assert starter.startswith("module sync_fifo #(") and "parameter DEPTH = 16" in starter
+    assert "output wire [$clog2(DEPTH):0] count" in starter and starter.rstrip().endswith("endmodule")
+    assert data["tests"]["sim"] >= 5 and data["samples"]
+
+
+@pytest.mark.parametrize("slug", sorted(DESIGNS))
+def test_no_reference_design_is_ever_served(client, slug):
+    reference = DESIGNS[slug].reference_path.read_text()
+    served = client.get(f"/api/v1/tasks/{slug}").get_data(as_text=True) + \
+        client.get(f"/tasks/{slug}").get_data(as_text=True)
+    own = [ln.strip() for ln in reference.splitlines()
+           if len(ln.strip()) > 25 and ("<=" in ln or "assign" in ln)]
+    assert own, "the reference has lines of its own"
+    assert not any(line in served for line in own)
+
+
+def test_cli_shows_a_design_task_with_its_ports(app):
+    runner = app.test_cli_runner()
+    shown = runner.invoke(args=["tasks", "show", "rr_arbiter"])
+    assert shown.exit_code == 0, shown.output
+    assert "module rr_arbiter #(" in shown.output and "grant" in shown.output
+    starter = runner.invoke(args=["tasks", "show", "rr_arbiter", "--starter-only"])
+    assert starter.output.startswith("module rr_arbiter") and "endmodule" in starter.output
+    wrong = runner.invoke(args=["tasks", "show", "rr_arbiter", "--style", "jit"])
+    assert wrong.exit_code != 0 and "has no 'jit' starter" in wrong.output

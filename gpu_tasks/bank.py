@@ -1,0 +1,55 @@
+"""Every task of every kind, by slug: CuPy kernels (registry.py), hardware designs (rtl/) and
+testbenches (testbench/). Pages, the API, matching and roadmaps read the bank through here; the
+judge finds each kind's tasks through that kind."""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import import_module
+
+# Each package gives TASKS (slug -> task); a task's `kind` says how it is judged (default cupy).
+_PACKAGES = ("gpu_tasks.registry", "gpu_tasks.rtl", "gpu_tasks.testbench")
+KIND_LABELS = {"cupy": "CuPy kernel", "verilog": "Verilog design", "cocotb": "cocotb testbench"}
+# What the editor highlights and what a submission's file is called, per kind.
+LANGUAGES = {"cupy": "python", "verilog": "verilog", "cocotb": "python"}
+
+
+@lru_cache(maxsize=1)
+def tasks() -> dict:
+    found: dict = {}
+    for name in _PACKAGES:
+        try:
+            module = import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name != name:    # a package that exists but fails to import is a bug
+                raise
+            continue
+        for slug, task in module.TASKS.items():
+            if slug in found:
+                raise ValueError(f"two tasks are called {slug!r}")
+            found[slug] = task
+    return found
+
+
+def all_tasks() -> list:
+    return list(tasks().values())
+
+
+def find(slug: str):
+    """The task called `slug`, or None."""
+    return tasks().get(slug)
+
+
+def kind_of(task) -> str:
+    return getattr(task, "kind", None) or "cupy"
+
+
+def starters_of(task) -> dict[str, str]:
+    """The files a candidate starts from, by style (CuPy) or by the kind's one language."""
+    kind = kind_of(task)
+    if kind == "cupy":
+        from gpu_tasks.catalog import starters
+        return starters(task.slug)
+    if kind == "verilog":
+        from gpu_tasks.rtl.starter import module_skeleton
+        return {"verilog": module_skeleton(task)}
+    return {kind: task.starter}
