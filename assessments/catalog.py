@@ -146,6 +146,14 @@ def all_summaries() -> list[dict]:
     return [summary(t) for t in bank.all_tasks()]
 
 
+def tasks_noun(slugs) -> str:
+    """"3 GPU coding tasks", "1 Verilog design task", or "2 hands-on tasks" for a mix of kinds."""
+    kinds = {bank.kind_of(t) for t in map(bank.find, slugs) if t is not None}
+    noun = {frozenset({"cupy"}): "GPU coding task", frozenset({"verilog"}): "Verilog design task",
+            frozenset({"cocotb"}): "testbench task"}.get(frozenset(kinds), "hands-on task")
+    return f"{len(slugs)} {noun}{'s' if len(slugs) != 1 else ''}"
+
+
 def tasks_for_skills(skill_ids: list[str], limit: int = 3) -> list[str]:
     """Up to `limit` tasks: first a greedy cover of the wanted skills (the task adding the most
     uncovered skills, harder first on ties), then the tasks sharing the most skills with them."""

@@ -165,7 +165,7 @@ def invite(user: User, assessment_id: int, email: str,
     invitation.emailed = mail.send(
         email, f"Your GPU assessment: {assessment.title}",
         f"{assessment.organisation.name} invites you to a timed assessment of "
-        f"{len(assessment.tasks)} GPU coding task(s), {assessment.time_limit_minutes} minutes "
+        f"{catalog.tasks_noun(assessment.tasks)}, {assessment.time_limit_minutes} minutes "
         f"from the moment you start.\n\nOpen it here: {url}\n\n"
         f"The link works once and expires on {invitation.expires_at:%Y-%m-%d}.")
     db.session.commit()

@@ -108,6 +108,9 @@ def _bytes(n) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB"
 
 
+bp.add_app_template_global(catalog.tasks_noun, "kp_tasks_noun")
+
+
 @bp.app_template_global("kp_waveform_svg")
 def waveform_svg(window: dict) -> Markup:
     """A wrong design's waveform as an inline SVG timing diagram (names and values escaped)."""
