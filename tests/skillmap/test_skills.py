@@ -31,6 +31,15 @@ def ids(text):
     ("Write power intent in IEEE 1801", {"low_power_design"}),
     ("Migrate VMM and OVM testbenches", {"uvm"}),
     ("Sign off power with PT-PX", {"power_analysis"}),
+    ("Pass GPUs through with VFIO and SRIOV", {"gpu_virtualization"}),
+    ("Run VMs on Kubernetes with KubeVirt", {"virtualization"}),
+    ("Operate OpenShift, EKS, GKE and AKS clusters", {"kubernetes"}),
+    ("Automate with Jenkins; configure with Chef or Puppet", {"cicd", "config_management"}),
+    ("Instrument services with OpenTelemetry", {"opentelemetry"}),
+    ("Boot images in QEMU", {"virtualization"}),
+    ("Write models in System C and TLM-2", {"systemc", "transaction_level_modeling"}),
+    ("Extend our SPARTA-based core model", {"sparta"}),
+    ("Systems code in Rust", {"rust"}),
 ])
 def test_finds_skills_in_messy_spellings(text, expected):
     assert expected <= ids(text)
