@@ -75,7 +75,7 @@ def leaderboard(query, slug):
 def _queue(data, kind: SubmissionKind):
     sub_id = submissions.create(api_user(), data["task"], data["source"], kind=kind,
                                 assessment_id=data.get("assessment_id"),
-                                backend=data.get("backend"))
+                                backend=data.get("backend"), language=data.get("language"))
     return {"id": sub_id, "status": SubmissionStatus.QUEUED.value}
 
 

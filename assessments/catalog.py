@@ -59,7 +59,8 @@ def summary(task) -> dict:
         "tracks": _tracks(task),
         "kind": bank.kind_of(task),
         "kind_label": bank.KIND_LABELS.get(bank.kind_of(task), bank.kind_of(task)),
-        "language": bank.LANGUAGES.get(bank.kind_of(task), "text"),
+        "language": bank.languages_of(task)[0],
+        "languages": list(bank.languages_of(task)),
     }
 
 

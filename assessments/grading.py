@@ -37,6 +37,7 @@ SUBMISSIONS = Table(
     Column("kind", String(12)),
     Column("task", String(80)),
     Column("backend", String(10)),
+    Column("language", String(12)),
     Column("source", Text),
     Column("status", String(10)),
     Column("attempts", Integer),
@@ -70,7 +71,7 @@ def claim(engine: Engine, submission_id: int) -> dict | None:
         ).rowcount
         if not taken:
             return None
-        row = conn.execute(select(t.id, t.kind, t.task, t.backend, t.source, t.attempts)
+        row = conn.execute(select(t.id, t.kind, t.task, t.backend, t.language, t.source, t.attempts)
                            .where(t.id == submission_id)).mappings().one()
     return dict(row, claim=token)
 
@@ -119,8 +120,9 @@ def grade(engine: Engine, submission_id: int, *, judge_options: dict | None = No
         from assessments.judge import judge
 
         suite = "samples" if job["kind"] == "run" else "tests"
+        language = {"language": job["language"]} if job.get("language") else {}
         report = judge(job["task"], job["source"], backend=job["backend"], suite=suite,
-                       **(judge_options or {}))
+                       **language, **(judge_options or {}))
         values = _result_columns(report)
     except Exception as exc:  # a final status even when the judge itself breaks
         log.exception("grading submission %s failed", submission_id)

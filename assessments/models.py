@@ -103,6 +103,9 @@ class Submission(db.Model):
     kind: Mapped[str] = mapped_column(String(12), default=SubmissionKind.SUBMISSION.value)
     task: Mapped[str] = mapped_column(String(80))
     backend: Mapped[str] = mapped_column(String(10))
+    # What the source is written in, where its task takes several (python or cpp); None: the
+    # task's one language.
+    language: Mapped[str | None] = mapped_column(String(12))
     source: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(10), default=SubmissionStatus.QUEUED.value, index=True)
     attempts: Mapped[int] = mapped_column(default=0)

@@ -4,6 +4,7 @@ from marshmallow import Schema, fields, validate
 from web.fields import UtcDateTime
 
 BACKENDS = ("cpu", "cuda")
+LANGUAGES = ("python", "cpp", "verilog", "yaml")
 MAX_SOURCE_CHARS = 64 * 1024
 SLUG = validate.Length(min=1, max=80)
 
@@ -21,7 +22,10 @@ class TaskSummarySchema(Schema):
     summary = fields.String()
     skills = fields.List(fields.Nested(SkillRefSchema))
     tracks = fields.List(fields.String())
-    kind = fields.String(metadata={"description": "cupy, verilog (a design) or cocotb (a testbench)"})
+    kind = fields.String(metadata={"description": "cupy, verilog (a design), cocotb (a testbench), "
+                                                  "python (a function, some also in C++) or promql (rules)"})
+    languages = fields.List(fields.String(), metadata={
+        "description": "what a submission may be written in, the default first (`language` of a run)"})
     kind_label = fields.String()
     language = fields.String(metadata={"description": "what a submission is written in"})
 
@@ -115,6 +119,9 @@ class RunRequestSchema(Schema):
     source = fields.String(required=True, validate=validate.Length(min=1, max=MAX_SOURCE_CHARS))
     backend = fields.String(validate=validate.OneOf(BACKENDS))
     assessment_id = fields.Integer(strict=True, validate=validate.Range(min=1, max=2**31 - 1))
+    language = fields.String(validate=validate.OneOf(LANGUAGES), metadata={
+        "description": "what the source is written in, where the task takes several (its "
+                       "`languages`; the first when left out)"})
 
 
 class SubmissionRequestSchema(RunRequestSchema):
@@ -131,6 +138,8 @@ class SubmissionSummarySchema(Schema):
     kind = fields.String()
     task = fields.String()
     backend = fields.String()
+    language = fields.String(allow_none=True, metadata={
+        "description": "what the source is written in, where its task takes several"})
     assessment_id = fields.Integer(allow_none=True)
     status = fields.String(metadata={"description": "queued, running, done or failed"})
     verdict = fields.String(allow_none=True, metadata={"description": "the judge's verdict when done"})

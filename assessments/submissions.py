@@ -35,13 +35,23 @@ def _assessment_backend(user: User, assessment_id: int, task: str, kind: Submiss
     return assessment.backend
 
 
+def _language(found, language: str | None) -> str | None:
+    """The language to judge the source as, stored where the task takes several."""
+    accepted = catalog.bank.languages_of(found)
+    if language is not None and language not in accepted:
+        raise Invalid(f"{found.slug} takes {' or '.join(accepted)}, not {language!r}", field="language")
+    return (language or accepted[0]) if len(accepted) > 1 else None
+
+
 def create(user: User, task: str, source: str, *, kind: SubmissionKind = SubmissionKind.SUBMISSION,
-           assessment_id: int | None = None, backend: str | None = None) -> int:
+           assessment_id: int | None = None, backend: str | None = None,
+           language: str | None = None) -> int:
     """Store the source and queue it (grading happens on a worker); returns its id."""
     try:
         found = catalog.task_or_error(task)
     except catalog.UnknownTask as err:
         raise Invalid(str(err), field="task") from None
+    language = _language(found, language)
     _check_source(source)
     if assessment_id is not None:
         fixed = _assessment_backend(user, assessment_id, task, kind)
@@ -53,6 +63,7 @@ def create(user: User, task: str, source: str, *, kind: SubmissionKind = Submiss
     if not catalog.runs_on_gpu(found):
         backend = "cpu"   # designs and testbenches simulate on any worker; no GPU to choose
     sub = Submission(user_id=user.id, task=task, source=source, kind=kind.value, backend=backend,
+                     language=language,
                      assessment_id=assessment_id, status=SubmissionStatus.QUEUED.value)
     db.session.add(sub)
     db.session.flush()

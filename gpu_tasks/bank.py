@@ -7,10 +7,13 @@ from functools import lru_cache
 from importlib import import_module
 
 # Each package gives TASKS (slug -> task); a task's `kind` says how it is judged (default cupy).
-_PACKAGES = ("gpu_tasks.registry", "gpu_tasks.rtl", "gpu_tasks.testbench")
-KIND_LABELS = {"cupy": "CuPy kernel", "verilog": "Verilog design", "cocotb": "cocotb testbench"}
-# What the editor highlights and what a submission's file is called, per kind.
-LANGUAGES = {"cupy": "python", "verilog": "verilog", "cocotb": "python"}
+_PACKAGES = ("gpu_tasks.registry", "gpu_tasks.rtl", "gpu_tasks.testbench", "gpu_tasks.functions",
+             "gpu_tasks.alerts")
+KIND_LABELS = {"cupy": "CuPy kernel", "verilog": "Verilog design", "cocotb": "cocotb testbench",
+               "python": "Function", "promql": "Prometheus rules"}
+# What the editor highlights, per kind (a task taking several languages lists its own).
+LANGUAGES = {"cupy": "python", "verilog": "verilog", "cocotb": "python", "python": "python",
+             "promql": "yaml"}
 
 
 @lru_cache(maxsize=1)
@@ -43,6 +46,11 @@ def kind_of(task) -> str:
     return getattr(task, "kind", None) or "cupy"
 
 
+def languages_of(task) -> tuple[str, ...]:
+    """What a submission of this task may be written in, the default first."""
+    return tuple(getattr(task, "languages", None) or (LANGUAGES.get(kind_of(task), "python"),))
+
+
 def starters_of(task) -> dict[str, str]:
     """The files a candidate starts from, by style (CuPy) or by the kind's one language."""
     kind = kind_of(task)
@@ -52,4 +60,6 @@ def starters_of(task) -> dict[str, str]:
     if kind == "verilog":
         from gpu_tasks.rtl.starter import module_skeleton
         return {"verilog": module_skeleton(task)}
-    return {kind: task.starter}
+    if kind == "cocotb":
+        return {kind: task.starter}
+    return dict(task.starters)     # per language (python, cpp) or format (yaml)

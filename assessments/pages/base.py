@@ -22,6 +22,8 @@ STYLE_LABELS = {
     "reduction": ("Reduction", "cupy.ReductionKernel: map, reduce and post-map expressions"),
     "jit": ("JIT", "cupyx.jit.rawkernel: the kernel written in Python"),
     "array": ("Array", "CuPy array expressions: CuPy generates the kernels"),
+    "python": ("Python", "Python 3 with NumPy: define the function"),
+    "cpp": ("C++", "C++17 compiled with g++ -O2: define the extern \"C\" function"),
 }
 
 VERDICTS = {

@@ -55,6 +55,10 @@ def _render_task(slug: str, *, source: str | None = None, error: Refusal | None 
             source = starters.get(style, "") if style else ""
     if style not in starters or starters[style] != source:
         style = next((s for s, code in starters.items() if code == source), None)
+    posted = request.values.get("language")
+    if len(detail["languages"]) > 1 and style not in detail["languages"]:
+        # edited code of a task taking several languages: keep the one it was written in
+        style = posted if posted in detail["languages"] else (mine[0].language if mine and mine[0].source == source and mine[0].language else None)
     return render_template(
         "tasks/detail.html", task=detail, statement=_markdown(detail["statement"], detail["title"]),
         starters=starters, style=style, style_labels=STYLE_LABELS, source=source,
@@ -80,7 +84,8 @@ def _create(slug: str, kind: SubmissionKind):
         if _unstorable(source):
             raise Invalid("the source contains a NUL character", field="source")
         sub_id = submissions.create(current_user, slug, source, kind=kind,
-                                    assessment_id=assessment_id)
+                                    assessment_id=assessment_id,
+                                    language=request.form.get("language") or None)
     except Refusal as err:
         if _wants_json():
             return jsonify(message=err.message, field=err.field), http_status(err)

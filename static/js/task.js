@@ -57,6 +57,7 @@
   // ---- the style picker ----------------------------------------------------------------------
 
   var help = document.getElementById("style-help");
+  var languageEditors = {python: "python", cpp: "cpp"};
   Array.prototype.forEach.call(form.querySelectorAll("[data-style]"), function (link) {
     link.addEventListener("click", function (event) {
       var style = link.getAttribute("data-style");
@@ -69,6 +70,14 @@
         return;
       }
       setCode(starters[style]);
+      // A task written in one of several languages: the starters are per language.
+      var language = document.getElementById("language");
+      if (language && languageEditors[style]) {
+        language.value = style;
+        if (window.KernelPathEditor && window.KernelPathEditor.setLanguage) {
+          window.KernelPathEditor.setLanguage(textarea, languageEditors[style]);
+        }
+      }
       Array.prototype.forEach.call(form.querySelectorAll("[data-style]"), function (other) {
         if (other === link) other.setAttribute("aria-current", "true");
         else other.removeAttribute("aria-current");

@@ -21,6 +21,7 @@
 // JS API (window.KernelPathEditor)
 //   get(textarea)             -> the EditorView, or null when that textarea was not upgraded
 //   setValue(textarea, text)  replace the whole content (textarea.value follows; no input event)
+//   setLanguage(textarea, kind) highlight as another language (the data-code-editor values)
 //   upgrade(root = document)  upgrade textareas added to the page later (idempotent)
 // Include it with <script src="/static/vendor/editor.js" defer></script>; page scripts that
 // use the API run after it (defer, or on DOMContentLoaded) and test `window.KernelPathEditor`
@@ -38,7 +39,7 @@ import {
   drawSelection, dropCursor, rectangularSelection, crosshairCursor, highlightActiveLine,
   placeholder,
 } from "@codemirror/view";
-import { EditorState, Annotation } from "@codemirror/state";
+import { EditorState, Annotation, Compartment } from "@codemirror/state";
 import {
   defaultKeymap, history, historyKeymap, indentWithTab, insertNewline,
 } from "@codemirror/commands";
@@ -155,6 +156,9 @@ function minHeightFor(textarea, readOnly) {
   return `${(lines * 1.45).toFixed(2)}em`;
 }
 
+// The highlighting language, swappable when a task takes several (Python or C++).
+const languages = new Compartment();
+
 function upgradeOne(textarea) {
   if (views.has(textarea)) return views.get(textarea);
   const readOnly = textarea.readOnly || textarea.disabled;
@@ -187,7 +191,7 @@ function upgradeOne(textarea) {
     highlightActiveLine(),
     highlightSelectionMatches(),
     search({ top: true }),
-    languageFor(textarea.getAttribute("data-code-editor")),
+    languages.of(languageFor(textarea.getAttribute("data-code-editor"))),
     EditorView.contentAttributes.of(contentAttributes),
     kernelPathTheme,
     EditorView.theme({ ".cm-content, .cm-gutter": { minHeight: minHeightFor(textarea, readOnly) } }),
@@ -269,7 +273,13 @@ function setValue(textarea, text) {
   textarea.value = value; // also when the text did not change
 }
 
-window.KernelPathEditor = { get, setValue, upgrade };
+function setLanguage(textarea, kind) {
+  textarea.setAttribute("data-code-editor", kind || "");
+  const view = views.get(textarea);
+  if (view) view.dispatch({ effects: languages.reconfigure(languageFor(kind)) });
+}
+
+window.KernelPathEditor = { get, setValue, setLanguage, upgrade };
 
 // Upgrade what is already parsed (so a script right after this one can call get()), and
 // whatever follows once the document is complete (upgrading twice is a no-op).
