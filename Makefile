@@ -22,8 +22,9 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 
 # Debian packages: bubblewrap (the judge's sandbox), g++ (the CPU backend's compiler), Pango
 # (WeasyPrint's text layout, for the PDF exports), Verilator and Yosys (hardware-design tasks:
-# simulation models and synthesis) and Icarus Verilog (a second simulator for testbenches);
-# for the tests also Chromium and its driver (browser tests of the pages).
+# simulation models and synthesis), Icarus Verilog (a second simulator for testbenches) and
+# Prometheus (its promtool checks and unit-tests alerting-rule tasks); for the tests also
+# Chromium and its driver (browser tests of the pages).
 APT_INSTALL = \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
@@ -39,6 +40,7 @@ system-deps:
 	command -v verilator >/dev/null 2>&1 || missing="$$missing verilator"; \
 	command -v yosys >/dev/null 2>&1 || missing="$$missing yosys"; \
 	command -v iverilog >/dev/null 2>&1 || missing="$$missing iverilog"; \
+	command -v promtool >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	$(APT_INSTALL)
 
 test-system-deps: system-deps
