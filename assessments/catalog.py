@@ -120,6 +120,41 @@ def _testbench_detail(task) -> dict:
     }
 
 
+def _function_detail(task) -> dict:
+    """A function task (Python, some in C++ too): its signatures per language."""
+    signatures = {"python": task.python_signature}
+    if getattr(task, "cpp_signature", None):
+        signatures["cpp"] = task.cpp_signature
+    return {
+        **summary(task),
+        "statement": task.statement,
+        "signature": task.python_signature,
+        "signatures": signatures,
+        "function": task.function,
+        "args": [], "check": "hidden randomized inputs against a reference", "tolerance": {},
+        "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
+        "tests": {backend: len(cases) for backend, cases in task.tests.items()},
+        "benchmark": {},
+        "styles": list(_starters(task.slug)),
+        "starters": dict(_starters(task.slug)),
+    }
+
+
+def _rules_detail(task) -> dict:
+    """A rules task: a Prometheus rule file checked by promtool on hidden series."""
+    return {
+        **summary(task),
+        "statement": task.statement,
+        "signature": "a Prometheus rule file (YAML)",
+        "args": [], "check": "promtool test rules against hidden series", "tolerance": {},
+        "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
+        "tests": {backend: len(cases) for backend, cases in task.tests.items()},
+        "benchmark": {},
+        "styles": list(_starters(task.slug)),
+        "starters": dict(_starters(task.slug)),
+    }
+
+
 def detail(task) -> dict:
     """Everything a candidate needs to solve the task; never the reference or the hidden seeds."""
     kind = bank.kind_of(task)
@@ -127,6 +162,10 @@ def detail(task) -> dict:
         return _design_detail(task)
     if kind == "cocotb":
         return _testbench_detail(task)
+    if kind == "python":
+        return _function_detail(task)
+    if kind == "promql":
+        return _rules_detail(task)
     return {
         **summary(task),
         "statement": task.statement,

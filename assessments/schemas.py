@@ -51,6 +51,9 @@ class PortSchema(Schema):
 
 
 class TaskSchema(TaskSummarySchema):
+    signatures = fields.Dict(keys=fields.String(), values=fields.String(), metadata={
+        "description": "function tasks: the signature per language (python, cpp)"})
+    function = fields.String(metadata={"description": "function tasks: the name to define"})
     module = fields.String(metadata={"description": "design and testbench tasks: the module's name"})
     clock = fields.String(metadata={"description": "design and testbench tasks: the clock port"})
     ports = fields.List(fields.Nested(PortSchema), metadata={
