@@ -8,11 +8,10 @@ from collections import Counter, defaultdict
 
 def task_skills() -> dict[str, set[str]]:
     """Skill id -> the tasks (of every kind) that evidence it."""
-    import gpu_tasks
-    from gpu_tasks.rtl import TASKS as RTL_TASKS
+    from gpu_tasks import bank
 
     out: dict[str, set[str]] = defaultdict(set)
-    for task in (*gpu_tasks.TASKS.values(), *RTL_TASKS.values()):
+    for task in bank.all_tasks():
         for skill in task.skills:
             out[skill].add(task.slug)
     return dict(out)
