@@ -149,7 +149,8 @@ def evidence_of(candidate_ids) -> dict[int, tuple[list[Evidence], set[int], list
             evidence.append(Evidence(sub.id, sub.task, task.difficulty, score,
                                      shown.skills_shown(task.skills, sub.source,
                                                         timed_score=score if timed else None,
-                                                        kind=bank.kind_of(task)),
+                                                        kind=bank.kind_of(task),
+                                                        language=sub.language),
                                      sub.finished_at or sub.created_at, sub.assessment_id,
                                      timed=timed))
         out[user_id] = (evidence, copied, [flag for s in subs for flag in held.get(s.id, [])])

@@ -51,13 +51,19 @@ def has_kernel(source: str) -> bool:
     return bool(_KERNEL.search(source or ""))
 
 
+# A task taking several languages lists each; a solution shows only the one it is written in.
+LANGUAGE_SKILLS = {"python": "python", "cpp": "cpp"}
+
+
 def skills_shown(task_skills, source: str, *, timed_score: float | None = None,
-                 kind: str = "cupy") -> tuple[str, ...]:
+                 kind: str = "cupy", language: str | None = None) -> tuple[str, ...]:
     """The task's skills this solution shows. `timed_score`: its score when a GPU timed it
-    (None when nothing was timed: the cpu backend). A design or testbench that passed shows
-    every skill its task lists: there is one way to pass, doing the work."""
+    (None when nothing was timed: the cpu backend). A design, testbench, function or rule file
+    that passed shows every skill its task lists (there is one way to pass, doing the work),
+    except a language it was not written in."""
     if kind != "cupy":
-        return tuple(task_skills)
+        other = {skill for lang, skill in LANGUAGE_SKILLS.items() if language and lang != language}
+        return tuple(s for s in task_skills if s not in other)
     source = source or ""
     kernel = has_kernel(source)
     shown = []
