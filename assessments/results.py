@@ -266,7 +266,8 @@ def leaderboard(task: str, backend: str, device: str | None = None, limit: int =
 ESTIMATED_BOARD = "H100, estimated"
 # How a board without timings ranks: a design by its synthesized size or its longest path, a
 # testbench by the mutants it catches.
-DESIGN_BOARDS = {"verilog": ("area", "depth"), "cocotb": ("mutants",)}
+DESIGN_BOARDS = {"verilog": ("area", "depth"), "cocotb": ("mutants",), "python": ("score",),
+                 "promql": ("score",)}
 
 
 def _design_key(sub: Submission, by: str) -> tuple:
@@ -277,6 +278,9 @@ def _design_key(sub: Submission, by: str) -> tuple:
         return (cells is None, cells or 0, depth or 0, sub.id)
     if by == "depth":
         return (depth is None, depth or 0, cells or 0, sub.id)
+    if by == "score":   # the points its time or quality earned, then its time
+        seconds = (report.get("measure") or {}).get("seconds")
+        return (-(sub.score or 0.0), seconds if isinstance(seconds, (int, float)) else float("inf"), sub.id)
     return (-(sub.score or 0.0), sub.id)     # mutants caught, then the earliest
 
 
@@ -300,7 +304,10 @@ def design_leaderboard(task: str, kind: str, by: str | None = None, limit: int =
     for i, s in enumerate(ranked[:limit]):
         synth = (s.report or {}).get("synthesis") or {}
         mutants = (s.report or {}).get("mutants") or []
+        measure = (s.report or {}).get("measure") or {}
         entries.append({"rank": i + 1, "user": s.user.public_name, "submission_id": s.id,
+                        "language": s.language, "seconds": measure.get("seconds"),
+                        "quality": measure.get("quality"),
                         "median_ms": None, "estimated_ms": None, "device": None,
                         "cells": synth.get("cells"), "depth": synth.get("depth"),
                         "mutants_caught": sum(1 for m in mutants if m.get("caught")) if mutants else None,

@@ -84,8 +84,9 @@ class TaskListSchema(Schema):
 class LeaderboardQuerySchema(Schema):
     backend = fields.String(load_default="cuda", validate=validate.OneOf(BACKENDS))
     gpu = fields.String(validate=validate.Length(max=120))
-    by = fields.String(validate=validate.OneOf(("area", "depth", "mutants")), metadata={
-        "description": "design tasks: area (default) or depth; testbench tasks: mutants"})
+    by = fields.String(validate=validate.OneOf(("area", "depth", "mutants", "score")), metadata={
+        "description": "design tasks: area (default) or depth; testbench tasks: mutants; "
+                       "function and rules tasks: score"})
 
 
 class LeaderboardEntrySchema(Schema):
@@ -105,6 +106,11 @@ class LeaderboardEntrySchema(Schema):
         "description": "design tasks: cells on the longest combinational path"})
     mutants_caught = fields.Integer(allow_none=True, metadata={"description": "testbench tasks"})
     mutants = fields.Integer(allow_none=True, metadata={"description": "testbench tasks: mutants run"})
+    language = fields.String(allow_none=True, metadata={"description": "function tasks: python or cpp"})
+    seconds = fields.Float(allow_none=True, metadata={
+        "description": "function tasks: the time on the largest hidden input"})
+    quality = fields.Float(allow_none=True, metadata={
+        "description": "function tasks with a quality measure: the answer's quality"})
 
 
 class LeaderboardSchema(Schema):
