@@ -131,6 +131,11 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
             # a design's performance: its area and depth against the reference design's
             sc = scoring.score(report.verdict, True, synth.get("fraction"))
             detail = {**sc.to_dict(), "synthesized": True}
+        elif t is None and report.mutants is not None:
+            # a testbench's performance: the share of the mutants it caught
+            sc = scoring.score(report.verdict, True, scoring.caught_fraction(report.mutants))
+            detail = {**sc.to_dict(), "mutants_caught": sum(1 for m in report.mutants if m["caught"]),
+                      "mutants": len(report.mutants)}
         elif t is None and est is not None:
             # estimated, not measured: the same 40 points from the estimate's roofline fraction
             sc = scoring.score(report.verdict, True, est.get("roofline_fraction"),

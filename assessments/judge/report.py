@@ -123,6 +123,9 @@ class Report:
     synthesis: dict | None = None
     # verilog, a wrong answer: the cycles up to the mismatch, per signal (kinds/verilog/waveform.py)
     waveform: dict | None = None
+    # cocotb, once the testbench passed on the correct design: each mutant it ran against, in
+    # words (never its code): {"name", "description", "public", "caught", "test", "how"}
+    mutants: list | None = None
     version: int = JSON_VERSION
     # Seconds per stage of the judging (start, imports, load, build, tests, listings, teardown):
     # for the operator's benchmarks, never in the JSON.
@@ -203,11 +206,14 @@ def render_text(r: Report) -> str:
     """Readable report for a terminal or a page."""
     on = f"{r.task} on {r.backend}" + (" (sample tests)" if r.suite == "samples" else "")
     lines = [f"{on}: {r.verdict.title.upper()}", r.message, ""]
+    caught = {m["name"]: m["caught"] for m in r.mutants or ()}
     if r.tests:
         lines.append("Tests")
         for t in r.tests:
             sizes = ", ".join(f"{k}={v}" for k, v in t.sizes.items())
             state = {True: "pass", False: "FAIL", None: "not run"}[t.passed]
+            if t.name in caught:   # a mutant's run passes the judging; what counts is whether it was caught
+                state = "caught" if caught[t.name] else "missed"
             err = f"  max error {_fmt_num(t.max_error)}" if t.max_error is not None else ""
             took = f"  {t.elapsed_s:.2f}s" if t.elapsed_s is not None else ""
             lines.append(f"  {state:7s} {t.name} ({sizes}){err}{took}")
@@ -269,6 +275,12 @@ def render_text(r: Report) -> str:
         lines.append(f"Synthesis (Yosys, {at}): {sy['cells']} cells, longest combinational path "
                      f"{sy['depth']} cells; the reference design: {sy['reference_cells']} and "
                      f"{sy['reference_depth']} ({sy['fraction']:.0%} of the performance points)")
+        lines.append("")
+    if r.mutants:
+        lines.append(f"Mutants: {sum(1 for m in r.mutants if m['caught'])} of {len(r.mutants)} caught")
+        for m in r.mutants:
+            by = f" (test `{m['test']}`)" if m.get("test") else ""
+            lines.append(f"  {'caught' if m['caught'] else 'missed':7s} {m['name']}: {m['description']}{by}")
         lines.append("")
     for label, text in (("Your stdout", r.stdout), ("Your stderr", r.stderr)):
         if text:

@@ -1,5 +1,6 @@
 """Score from verdict and speed: pure functions, no I/O. The roofline fraction comes from the
-timing (timing/roofline.py); whether a backend is timed at all is the backend's (backends/base.py)."""
+timing (timing/roofline.py); whether a backend is timed at all is the backend's (backends/base.py).
+A testbench's fraction is the share of mutants it caught (`caught_fraction`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,6 +29,11 @@ class Score:
 def performance_points(fraction: float) -> float:
     """Linear in the fraction of the roofline reached: 40 points at the roofline."""
     return round(PERFORMANCE_POINTS * max(0.0, min(1.0, fraction)), 2)
+
+
+def caught_fraction(mutants: list[dict]) -> float:
+    """A testbench's performance: the share of the mutants it ran against that it caught."""
+    return sum(1 for m in mutants if m.get("caught")) / len(mutants) if mutants else 0.0
 
 
 def score(verdict: Verdict | str, timed: bool, roofline_fraction: float | None = None, *,

@@ -1,0 +1,125 @@
+"""One simulation: a design and the testbench in a sandbox of their own (parent side).
+
+Each simulation gets a fresh scratch (the testbench, read-only, as testbench.py) and its own
+sandboxed child, which hands the design to the simulator without a file (child.py). Nothing of
+another design, the reference or the task bank is there. What came back is scrubbed of the
+judge's paths before it leaves this module.
+"""
+from __future__ import annotations
+
+import base64
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...outcome import Scrubber
+from ...runner import ChildDied, ChildProcess
+from ...sandbox import REPO_ROOT, Limits, SandboxSpec
+from . import backend, results
+from .results import TestResult
+
+OUTPUT_CAP = 8 * 1024
+# How a simulation ended (Simulation.ended).
+FINISHED, WALL, CPU, MEMORY, PROCESSES, STOPPED = (
+    "finished", "past_wall_clock", "past_cpu_time", "out_of_memory", "too_many_processes", "stopped")
+
+
+class SandboxFailed(RuntimeError):
+    """The sandbox did not start: the judge's fault, never the testbench's."""
+
+
+@dataclass
+class Simulation:
+    """How one simulation ended and what its testbench reported."""
+
+    ended: str                      # FINISHED, WALL, CPU, MEMORY, PROCESSES or STOPPED
+    wall_s: float = 0.0
+    cpu_s: float | None = None      # the simulator's CPU seconds (None when it did not answer)
+    returncode: int | None = None
+    signal: int | None = None
+    boot: dict | None = None        # boot.py's status (results.boot_status)
+    tests: list[TestResult] | None = None   # None: no results file
+    stdout: str = ""
+    stderr: str = ""
+    detail: str = ""
+
+    @property
+    def failed(self) -> TestResult | None:
+        return next((t for t in self.tests or () if not t.passed), None)
+
+    @property
+    def signal_name(self) -> str:
+        try:
+            return signal.Signals(self.signal).name if self.signal else ""
+        except ValueError:
+            return f"signal {self.signal}"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every simulation of one judging shares."""
+
+    source: str                     # the testbench
+    top: str                        # COCOTB_TOPLEVEL
+    seed: int                       # cocotb's random seed: the same for every design
+    limits: Limits
+    isolation: str
+    wrapper: object = None
+    tools: dict = field(default_factory=dict)
+
+
+def simulate(setup: Setup, design: bytes, *, wall_s: float, cpu_s: int | None = None) -> Simulation:
+    """Run the testbench on one compiled design; SandboxFailed when no sandbox starts."""
+    scratch = Path(tempfile.mkdtemp(prefix="kp-tb-"))
+    scrub = Scrubber(scratch, REPO_ROOT)
+    (scratch / f"{backend.MODULE}.py").write_text(setup.source)
+    spec = SandboxSpec(scratch=scratch, backend=backend.SIM, limits=setup.limits, wrapper=setup.wrapper,
+                       isolation=setup.isolation,
+                       extra_env={"COCOTB_TOPLEVEL": setup.top, "COCOTB_RANDOM_SEED": str(setup.seed)})
+    child = ChildProcess(spec)
+    began = time.monotonic()
+    try:
+        try:
+            child.start()
+        except ChildDied as died:
+            raise SandboxFailed(f"the sandbox did not start: {died.detail}") from None
+        sim = _run(child, setup, design, wall_s, cpu_s)
+        sim.wall_s = round(time.monotonic() - began, 3)
+        folder = child.spec.scratch            # the sandbox's own scratch, through its handle
+        sim.boot = results.boot_status(folder)
+        sim.tests = results.parse(results.read_file(folder, backend.RESULTS, results.MAX_RESULTS))
+    finally:
+        child.close()
+        sim_out = [scrub(child.captured(which, OUTPUT_CAP)[0]) for which in ("stdout", "stderr")]
+        shutil.rmtree(scratch, ignore_errors=True)
+    sim.stdout, sim.stderr = sim_out
+    for t in sim.tests or ():
+        t.message, t.details = scrub(t.message), scrub(t.details)
+    if sim.boot and isinstance(sim.boot.get("error"), dict):
+        sim.boot["error"]["message"] = scrub(str(sim.boot["error"].get("message", "")))
+    return sim
+
+
+def _run(child: ChildProcess, setup: Setup, design: bytes, wall_s: float, cpu_s: int | None) -> Simulation:
+    request = {"op": "simulate", "design": base64.b64encode(design).decode(), "vvp": setup.tools["vvp"],
+               "vpi": setup.tools["vpi"], "cpu_s": cpu_s}
+    try:
+        answer = child.request(request, timeout_s=wall_s).message
+    except ChildDied as died:
+        if died.reason == "wall":
+            return Simulation(WALL, detail=f"no end within {wall_s:.0f} s")
+        if died.oom_killed:
+            return Simulation(MEMORY, detail="killed for memory")
+        if died.reason == "processes":
+            return Simulation(PROCESSES, detail=f"more than {setup.limits.processes} processes and threads")
+        return Simulation(STOPPED, returncode=died.returncode, signal=died.signal,
+                          detail=f"the sandbox's child ended ({died.reason})")
+    if not answer.get("ok"):
+        return Simulation(STOPPED, detail=str((answer.get("error") or {}).get("message", "")))
+    sig = answer.get("signal")
+    ended = CPU if answer.get("over_cpu") or sig == signal.SIGXCPU else FINISHED
+    return Simulation(ended, cpu_s=answer.get("cpu_s"), returncode=answer.get("returncode"), signal=sig,
+                      detail=f"over {cpu_s} s of CPU time" if ended == CPU else "")
