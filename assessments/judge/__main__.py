@@ -1,5 +1,8 @@
-"""CLI: python -m assessments.judge --task SLUG --backend cpu|cuda [--json] [--seed N] [--samples]
-[--no-timing] [--no-listings] [--unsafe-no-sandbox] FILE.
+"""CLI: python -m assessments.judge --task SLUG [--backend NAME] [--json [OUT.json]] [--seed N]
+[--samples] [--no-timing] [--no-listings] [--unsafe-no-sandbox] FILE.
+
+The task says how the file is judged (its kind: a CuPy kernel, a design, a testbench), whatever
+the file's extension; `--json` prints the report as JSON, or writes it to OUT.json when given one.
 
 Exits 0 whenever a verdict was reached (whatever it is); 2 for usage errors such as an unknown
 task or a missing file, with a one-line message on stderr.
@@ -14,11 +17,12 @@ from . import kinds
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m assessments.judge",
-                                     description="Judge a CuPy kernel submission.")
-    parser.add_argument("file", help="the submission (.py defining solve)")
+                                     description="Judge a submission to a task.")
+    parser.add_argument("file", nargs="?", help="the submission (the task's kind says which files)")
     parser.add_argument("--task", required=True, help="task slug, e.g. vector_add")
     parser.add_argument("--backend", choices=kinds.backend_names(), default="cpu")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--json", nargs="?", const="-", default=None, metavar="OUT.json",
+                        help="the report as JSON: printed, or written to OUT.json")
     parser.add_argument("--seed", type=int, default=None, help="input seed (default: secret, random)")
     parser.add_argument("--no-timing", action="store_true", help="skip the timing run on cuda")
     parser.add_argument("--samples", action="store_true",
@@ -29,6 +33,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the code without bubblewrap: only for your own code on your own "
                              "machine (the report records it)")
     args = parser.parse_args(argv)
+    if args.json not in (None, "-") and not args.json.lower().endswith(".json"):
+        if args.file is not None:   # `--json FILE` is the flag then the submission
+            parser.error(f"--json takes a .json file to write, not {args.json}")
+        args.file, args.json = args.json, "-"
+    if args.file is None:
+        parser.error("the submission's file is required")
 
     from .engine import UnknownTask, judge, resolve_task
     try:
@@ -52,6 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     report = judge(task, source, backend=args.backend, seed=args.seed, timing=not args.no_timing,
                    unsafe_no_sandbox=args.unsafe_no_sandbox,
                    suite="samples" if args.samples else "tests", listings=not args.no_listings)
+    if args.json not in (None, "-"):
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(report.to_json() + "\n")
+        except OSError as exc:
+            print(f"error: cannot write {args.json}: {exc.strerror}", file=sys.stderr)
+            return 2
+        return 0
     try:
         print(report.to_json() if args.json else report.render_text())
     except BrokenPipeError:

@@ -24,6 +24,7 @@ from ...compile_sandbox import JobFailed, JobFiles
 from ...engine import Run
 from ...outcome import Decided, Outcome
 from ...report import TestReport
+from ...sandbox import CUSTOM
 from ...verdicts import Verdict
 from . import backend, static
 from .sim import CPU, FINISHED, MEMORY, PROCESSES, WALL, SandboxFailed, Setup, Simulation, simulate
@@ -79,7 +80,6 @@ def session(run: TbRun, wrapper):
     """Nothing runs yet: each design gets its own sandbox when it is simulated (sim.py)."""
     run.cache = build_cache.BuildCache()
     run.wrapper = wrapper
-    run.report.sandbox = sandbox_mode(run, wrapper)
     try:
         yield
     finally:
@@ -87,11 +87,6 @@ def session(run: TbRun, wrapper):
             for future in run.pending.values():
                 future.cancel()
             run.pool.shutdown(wait=True)
-
-
-def sandbox_mode(run: TbRun, wrapper) -> str:
-    from ...sandbox import CUSTOM
-    return CUSTOM if wrapper else run.isolation
 
 
 def load(run: TbRun) -> None:
@@ -155,6 +150,7 @@ def _cached_design(run: TbRun, key: str) -> bytes:
 
 # ---- the designs ---------------------------------------------------------------------------------
 def _simulate(run: TbRun, name: str, *, wall_s: float, cpu_s: int | None = None) -> Simulation:
+    run.report.sandbox = CUSTOM if run.wrapper else run.isolation   # code runs from here on
     try:
         return simulate(run.setup, run.designs[name], wall_s=wall_s, cpu_s=cpu_s)
     except SandboxFailed as exc:
@@ -215,7 +211,11 @@ def _caught(run: TbRun, sim: Simulation) -> tuple[bool, str | None, str]:
         if isinstance(sim.boot, dict) and sim.boot.get("tests") is None:
             return False, None, "the testbench did not import on this mutant"
         return True, None, f"the simulation ended before every test finished (exit status {sim.returncode})"
-    return False, None, f"all {len(sim.tests)} tests pass"
+    return False, None, _passing(len(sim.tests))
+
+
+def _passing(n: int) -> str:
+    return "its one test passes" if n == 1 else f"all {n} tests pass"
 
 
 def _how_it_stopped(sim: Simulation) -> str:
@@ -267,7 +267,7 @@ def _judge_correct(run: TbRun, test: TestReport) -> None:
         raise Decided(Outcome(Verdict.RUNTIME_ERROR, f"the simulation {on} ended before every test finished "
                                                      f"(exit status {sim.returncode}; no results from cocotb)",
                               details=sim.stderr[-4000:] or None))
-    test.message = f"all {len(sim.tests)} tests pass"
+    test.message = _passing(len(sim.tests))
 
 
 def after_tests(run: TbRun) -> None:
