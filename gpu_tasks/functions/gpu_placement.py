@@ -37,7 +37,7 @@ and 800 jobs, and always more demand than free GPUs, so some jobs must wait.
 **Scoring.** 60 points when every hidden placement follows the rules. Up to 40 more for its
 value: with `J` jobs ranked 0 (first) to `J - 1`, a placement is worth the sum over placed jobs
 of `gpus x (J - rank)`, so an early job counts more than a late one of the same size. You get
-40 x min(1, your value / the reference's value), summed over the hidden clusters. The reference
+40 x min(1, your value / the reference's value), averaged over the hidden clusters. The reference
 is best fit in priority order: each job goes to the node (an NVLink job: the NVLink domain) with
 the fewest free GPUs that still fit it, a job without NVLink taking GPUs outside domains and in
 the fullest domains first, so that whole domains stay free for NVLink jobs."""
