@@ -46,9 +46,16 @@ def main(argv: list[str] | None = None) -> int:
     except UnknownTask as exc:
         print(f"error: {exc.args[0] if exc.args else args.task}", file=sys.stderr)
         return 2
-    expected = getattr(kinds.kind_of(task), "extensions", ())
-    if expected and not args.file.lower().endswith(expected):
-        print(f"error: {task.slug} takes a {' or '.join(expected)} file, not {args.file}", file=sys.stderr)
+    # The file's extension names its language; a task judged in several (Python or C++) picks
+    # its kind by it, and a language the task does not take is refused here.
+    language = kinds.language_of(args.file)
+    try:
+        kind = kinds.kind_of(task, language)
+    except ValueError:
+        kind = None
+    if kind is None or not args.file.lower().endswith(tuple(getattr(kind, "extensions", ("",)))):
+        takes = [ext for lang in kinds.languages_of(task) for ext in kinds.LANGUAGES[lang]]
+        print(f"error: {task.slug} takes a {' or '.join(takes)} file, not {args.file}", file=sys.stderr)
         return 2
     try:
         with open(args.file, encoding="utf-8", errors="replace") as fh:
@@ -61,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
     report = judge(task, source, backend=args.backend, seed=args.seed, timing=not args.no_timing,
                    unsafe_no_sandbox=args.unsafe_no_sandbox,
-                   suite="samples" if args.samples else "tests", listings=not args.no_listings)
+                   suite="samples" if args.samples else "tests", listings=not args.no_listings,
+                   language=language)
     if args.json not in (None, "-"):
         try:
             with open(args.json, "w", encoding="utf-8") as fh:

@@ -82,7 +82,7 @@ class Run:
 def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
           limits: Limits | None = None, timing: bool = True, wrapper=None,
           unsafe_no_sandbox: bool = False, static_checks: bool = True,
-          suite: str = "tests", listings: bool = True) -> Report:
+          suite: str = "tests", listings: bool = True, language: str | None = None) -> Report:
     """Judge `source` (a submission's text) on `task` (slug or Task) and return the report; the
     task's kind (kinds/) says how, `backend` where (a name the kind knows).
 
@@ -93,12 +93,13 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
     contains each attack; `wrapper` replaces the sandbox with a test's own command.
     `suite="samples"` judges only the task's small visible samples (public seed 0 unless given,
     no timing, no score): what a candidate tries before submitting. `listings` asks the kind
-    for the listings it can show of the compiled code.
+    for the listings it can show of the compiled code. `language` ("python", "cpp", ...) picks
+    the kind of a task several kinds judge (a function task in Python or C++); None: the task's own.
     """
     if suite not in SUITES:
         raise ValueError(f"unknown suite {suite!r}; use one of {', '.join(SUITES)}")
     task = resolve_task(task)
-    kind = kinds.kind_of(task)
+    kind = kinds.kind_of(task, language)
     backend = kind.backend(backend)
     started = time.monotonic()
     samples = suite == "samples"
@@ -136,6 +137,10 @@ def judge(task, source: str, backend: str = "cpu", seed: int | None = None, *,
             sc = scoring.score(report.verdict, True, scoring.caught_fraction(report.mutants))
             detail = {**sc.to_dict(), "mutants_caught": sum(1 for m in report.mutants if m["caught"]),
                       "mutants": len(report.mutants)}
+        elif t is None and report.measure is not None:
+            # a function's performance: its time against the reference's, and/or its quality
+            sc = scoring.score(report.verdict, True, report.measure.get("fraction"))
+            detail = {**sc.to_dict(), "measured": True}
         elif t is None and est is not None:
             # estimated, not measured: the same 40 points from the estimate's roofline fraction
             sc = scoring.score(report.verdict, True, est.get("roofline_fraction"),

@@ -113,6 +113,9 @@ class Report:
     elapsed_s: float | None = None
     sandbox: str | None = None               # how the code ran: "bubblewrap", "none (--unsafe-no-sandbox)"
     suite: str = "tests"                     # "samples": the visible samples only, never scored
+    # python, cpp: the submission's seconds on the timed test against the reference's, measured
+    # in the same run, and/or the task's quality measure; the performance fraction they give
+    measure: dict | None = None
     # cuda: the small tests under compute-sanitizer (sanitizer.py): ran, cases, tools, seconds
     sanitizer: dict | None = None
     # cpu: the estimated H100 time at the benchmark size, its bound, hints and counters per
@@ -202,6 +205,17 @@ def _sanitizer_line(s: dict) -> str:
             f"({s.get('seconds', 0):.1f} s)")
 
 
+def _measure_line(m: dict) -> str:
+    """A function task's performance: its time against the reference's, its quality."""
+    parts = []
+    if m.get("seconds") is not None:
+        parts.append(f"{m['seconds']:.4g} s on test {m.get('test')}, the {m.get('reference')} reference "
+                     f"{m['reference_seconds']:.4g} s ({m.get('time_fraction', 0):.0%})")
+    if m.get("quality") is not None:
+        parts.append(f"quality {m['quality']:.0%} of the reference's")
+    return f"Performance: {'; '.join(parts)}: {m.get('fraction', 0):.0%} of the performance points"
+
+
 def render_text(r: Report) -> str:
     """Readable report for a terminal or a page."""
     on = f"{r.task} on {r.backend}" + (" (sample tests)" if r.suite == "samples" else "")
@@ -275,6 +289,9 @@ def render_text(r: Report) -> str:
         lines.append(f"Synthesis (Yosys, {at}): {sy['cells']} cells, longest combinational path "
                      f"{sy['depth']} cells; the reference design: {sy['reference_cells']} and "
                      f"{sy['reference_depth']} ({sy['fraction']:.0%} of the performance points)")
+        lines.append("")
+    if r.measure:
+        lines.append(_measure_line(r.measure))
         lines.append("")
     if r.mutants:
         lines.append(f"Mutants: {sum(1 for m in r.mutants if m['caught'])} of {len(r.mutants)} caught")

@@ -36,6 +36,16 @@ def caught_fraction(mutants: list[dict]) -> float:
     return sum(1 for m in mutants if m.get("caught")) / len(mutants) if mutants else 0.0
 
 
+# A function within 10% of the reference's time earns every performance point: two timings of
+# the same code in two processes differ by a few percent on a busy machine.
+TIME_SLACK = 1.1
+
+
+def time_fraction(seconds: float, reference_seconds: float) -> float:
+    """A function task's speed: min(1, TIME_SLACK x the reference's seconds / the submission's)."""
+    return 1.0 if seconds <= 0 else max(0.0, min(1.0, TIME_SLACK * reference_seconds / seconds))
+
+
 def score(verdict: Verdict | str, timed: bool, roofline_fraction: float | None = None, *,
           eligible: bool = True) -> Score:
     """0 unless accepted; accepted earns the correctness part, plus speed on a `timed` backend

@@ -2,6 +2,8 @@
 counted over an address trace (the contract in TASKS-TRACKS.md). Python and C++."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from .model import CppCall, CppParam, FunctionTask, cases
@@ -281,3 +283,6 @@ CPP = CppCall(
             CppParam("line_bytes", "int64"), CppParam("ways", "int64"), CppParam("policy", "int32"),
             CppParam("out", "out:int64[4]")),
     to_cpp=_to_cpp, from_cpp=_from_cpp)
+
+# The C++ submissions' performance baseline, built and called as they are (never served).
+CPP_REFERENCE = (Path(__file__).resolve().parent / "reference" / "cache_sim.cpp").read_text()

@@ -10,7 +10,7 @@ import importlib
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-KNOWN = ("cupy", "verilog", "cocotb")
+KNOWN = ("cupy", "verilog", "cocotb", "python", "cpp")
 DEFAULT = KNOWN[0]       # a task that names no kind is of the first one
 
 
@@ -72,8 +72,42 @@ def get_kind(name: str) -> Kind:
     return _loaded[name]
 
 
-def kind_of(task) -> Kind:
-    return get_kind(getattr(task, "kind", None) or DEFAULT)
+# What a submission is written in, by its file's extension; a kind speaks a language when its
+# own extensions are among that language's (or it names the language: `Kind.language`).
+LANGUAGES = {"python": (".py",), "cpp": (".cpp", ".cc"), "verilog": (".v", ".sv"), "promql": (".yml", ".yaml")}
+
+
+def language_of(filename: str) -> str | None:
+    """The language a file's extension names, or None."""
+    name = filename.lower()
+    return next((lang for lang, exts in LANGUAGES.items() if name.endswith(exts)), None)
+
+
+def _speaks(kind: Kind, language: str) -> bool:
+    return getattr(kind, "language", None) == language or \
+        bool(set(getattr(kind, "extensions", ())) & set(LANGUAGES.get(language, ())))
+
+
+def kind_of(task, language: str | None = None) -> Kind:
+    """The task's own kind; with a `language`, the kind that judges the task in it (a function
+    task in Python or C++): ValueError when none does."""
+    own = get_kind(getattr(task, "kind", None) or DEFAULT)
+    if language is None or _speaks(own, language):
+        return own
+    for name in KNOWN:
+        kind = get_kind(name)
+        if _speaks(kind, language) and kind.find_task(task.slug) is not None:
+            return kind
+    raise ValueError(f"{task.slug} is not judged in {language}; it takes {', '.join(languages_of(task))}")
+
+
+def languages_of(task) -> list[str]:
+    """The languages the task is judged in, its own kind's first."""
+    out = []
+    for kind in (kind_of(task), *(get_kind(n) for n in KNOWN)):
+        if kind.find_task(task.slug) is not None:
+            out += [lang for lang in LANGUAGES if _speaks(kind, lang) and lang not in out]
+    return out
 
 
 def find_task(slug: str):
@@ -91,4 +125,4 @@ def backend_names() -> tuple[str, ...]:
 
 
 def task_slugs() -> list[str]:
-    return sorted(s for name in KNOWN for s in get_kind(name).task_slugs())
+    return sorted({s for name in KNOWN for s in get_kind(name).task_slugs()})   # a task two kinds judge: once
