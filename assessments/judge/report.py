@@ -213,6 +213,8 @@ def _measure_line(m: dict) -> str:
                      f"{m['reference_seconds']:.4g} s ({m.get('time_fraction', 0):.0%})")
     if m.get("quality") is not None:
         parts.append(f"quality {m['quality']:.0%} of the reference's")
+    if m.get("note"):   # a kind that measures nothing says so (rule files)
+        parts.append(str(m["note"]))
     return f"Performance: {'; '.join(parts)}: {m.get('fraction', 0):.0%} of the performance points"
 
 

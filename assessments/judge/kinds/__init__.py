@@ -10,7 +10,7 @@ import importlib
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-KNOWN = ("cupy", "verilog", "cocotb", "python", "cpp")
+KNOWN = ("cupy", "verilog", "cocotb", "python", "cpp", "promql")
 DEFAULT = KNOWN[0]       # a task that names no kind is of the first one
 
 
