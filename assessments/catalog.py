@@ -101,7 +101,7 @@ def _testbench_detail(task) -> dict:
     """A verification task: the design under test's header and ports (never its code)."""
     from gpu_tasks.rtl import TASKS as DESIGNS
     from gpu_tasks.rtl.starter import module_header
-    design = DESIGNS[task.design]
+    design = DESIGNS[task.design]   # the RTL bank's task under test
     return {
         **summary(task),
         "statement": task.statement,
@@ -109,7 +109,7 @@ def _testbench_detail(task) -> dict:
         "module": design.module,
         "clock": design.clock,
         "ports": _ports(design),
-        "parameters": dict(task.design_params),
+        "parameters": dict(task.params),
         "args": [], "check": "your tests run against the correct design and hidden mutants",
         "tolerance": {},
         "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],

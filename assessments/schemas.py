@@ -39,7 +39,8 @@ class TaskArgSchema(Schema):
 
 class SampleSchema(Schema):
     name = fields.String()
-    sizes = fields.Dict(keys=fields.String(), values=fields.Integer())
+    sizes = fields.Dict(keys=fields.String(), values=fields.Raw(), metadata={
+        "description": "the test's sizes and knobs (numbers, or names such as a policy)"})
 
 
 class PortSchema(Schema):

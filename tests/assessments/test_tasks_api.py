@@ -99,3 +99,15 @@ def test_cli_shows_a_design_task_with_its_ports(app):
     assert starter.output.startswith("module rr_arbiter") and "endmodule" in starter.output
     wrong = runner.invoke(args=["tasks", "show", "rr_arbiter", "--style", "jit"])
     assert wrong.exit_code != 0 and "has no 'jit' starter" in wrong.output
+
+
+@pytest.mark.parametrize("slug", sorted(bank.tasks()))
+def test_every_task_of_every_kind_is_served_with_a_starter(client, slug):
+    data = client.get(f"/api/v1/tasks/{slug}")
+    assert data.status_code == 200, data.get_data(as_text=True)[:500]
+    detail = data.get_json()
+    assert detail["kind"] in bank.KIND_LABELS and detail["languages"] and detail["statement"]
+    assert detail["starters"] and all(code.strip() for code in detail["starters"].values())
+    assert detail["samples"] and sum(detail["tests"].values()) >= 1
+    page = client.get(f"/tasks/{slug}")
+    assert page.status_code == 200 and detail["title"] in page.get_data(as_text=True)
