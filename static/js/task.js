@@ -83,7 +83,8 @@
         else other.removeAttribute("aria-current");
       });
       if (help && labels[style]) {
-        help.textContent = labels[style][1] + ". Choosing a style replaces the code in the editor " +
+        help.textContent = labels[style][1] + ". Choosing a " + (languageEditors[style] ? "language" : "style") +
+          " replaces the code in the editor " +
           "(you are asked first if you changed it).";
       }
     });
