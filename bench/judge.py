@@ -1,5 +1,5 @@
 """End-to-end judge time: python bench/judge.py [--backend cpu|cuda] [--repeats 3]
-[--no-listings] [--no-styles | --styles-only] [--before REV|none] [TASK...].
+[--no-listings] [--no-styles | --styles-only | --testbench-only] [--before REV|none] [TASK...].
 
 cpu: per reference solution, the median and minimum wall time of judging it with the machine's
 build cache (warm after the first run) and the median with a cold build cache. Then, per kernel
@@ -7,8 +7,9 @@ style (raw, elementwise, reduction, jit, array; submissions from tests/fixtures)
 the judge of commit REV (default: the judge before compiling became a stage of its own), and this
 tree's judge with a cold and a warm build cache, with ratios and the time per stage (child start,
 imports, load, NVRTC gate, emulator build, tests, listings, teardown; the report's `stages`).
-Then the hardware-design tasks' reference designs, cold and warm, and the emulator's own kernel
-table. Cold: a fresh build cache holding only the emulator's and Verilator's runtime objects.
+Then the hardware-design tasks' reference designs, cold and warm, the design-verification tasks'
+reference testbenches (kind cocotb: every mutant simulated), cold and warm, and the emulator's own
+kernel table. Cold: a fresh build cache holding only the emulator's and Verilator's runtime objects.
 cuda: the timing of each reference solution (needs a GPU): median, 95% CI, repeats, GB/s,
 GFLOP/s, fraction of the roofline and flags; --save keeps them in bench/results/cuda-<device>.json
 (bench/gpu_check.py adds the other sections of a GPU check there).
@@ -129,6 +130,33 @@ def bench_rtl(repeats: int) -> int:
     return int(worst)
 
 
+def bench_testbench(repeats: int) -> int:
+    """Median seconds to judge each design-verification task's reference testbench, cold (a fresh
+    build cache: every design compiled by Icarus Verilog) and warm, with the build and tests
+    stages; the tests are one simulation per design, the correct one then the mutants."""
+    from gpu_tasks.testbench import TASKS
+    print(f"\nDesign verification (kind cocotb): reference testbenches, median s over {repeats} repeat(s)")
+    print(f"{'task':14s} {'verdict':12s} {'cold':>6s} {'warm':>6s} {'build':>6s} {'tests':>6s}  designs  caught")
+    worst = 0
+    for slug, task in sorted(TASKS.items()):
+        source = task.reference_testbench_path.read_text()
+        cold, warm, build, tests, verdict, caught = [], [], [], [], "?", "?"
+        for i in range(repeats):
+            took, report = _judged(slug, source, i, False, cold=True)
+            cold.append(took)
+            build.append(report.stages.get("build", 0.0))
+            took, report = _judged(slug, source, i, False, cold=False)
+            warm.append(took)
+            tests.append(report.stages.get("tests", 0.0))
+            verdict = report.verdict.value
+            caught = f"{sum(m['caught'] for m in report.mutants or ())}/{len(report.mutants or ())}"
+        worst |= verdict != "accepted"
+        print(f"{slug:14s} {verdict:12s} {_med(cold):>6s} {_med(warm):>6s} {_med(build):>6s} "
+              f"{_med(tests):>6s}  {len(report.tests):7d}  {caught}")
+        sys.stdout.flush()
+    return int(worst)
+
+
 def _judged(slug: str, source: str, seed: int, listings: bool, cold: bool):
     """(seconds, report) of one judging, with a cold or the machine's build cache."""
     from assessments.judge import judge
@@ -162,6 +190,7 @@ def bench_cpu(selected: list[str], repeats: int, listings: bool = True, styles: 
         worst |= bench_styles(repeats, listings, before)
     if not selected:
         worst |= bench_rtl(repeats)
+        worst |= bench_testbench(repeats)
     emulator_bench = ROOT / "bench" / "emulator_kernels.py"
     if emulator_bench.exists():
         print("\nEmulator kernels (bench/emulator_kernels.py)")
@@ -381,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-listings", action="store_true", help="judge without PTX/SASS listings")
     parser.add_argument("--no-styles", action="store_true", help="skip the table by kernel style")
     parser.add_argument("--styles-only", action="store_true", help="only the table by kernel style")
+    parser.add_argument("--testbench-only", action="store_true",
+                        help="only the table of the design-verification tasks' reference testbenches")
     parser.add_argument("--before", default=BASELINE, metavar="REV",
                         help=f"the commit whose judge is the baseline of the style table "
                              f"(default {BASELINE}); 'none' to skip it")
@@ -393,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.backend == "cuda":
         return bench_cuda(args.tasks, unsafe=args.unsafe_no_sandbox, save=args.save)
     before = None if args.before == "none" else args.before
+    if args.testbench_only:
+        return bench_testbench(args.repeats)
     if args.styles_only:
         return bench_styles(args.repeats, listings=not args.no_listings, before=before)
     return bench_cpu(args.tasks, args.repeats, listings=not args.no_listings,
