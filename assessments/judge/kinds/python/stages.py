@@ -126,6 +126,9 @@ def request(run: FunctionRun, message: dict, phase: str):
     try:
         answer = run.child.request(message)
     except ChildDied as died:
+        group = run.child.group
+        if died.reason == "wall" and group is not None and group.processes_hit():
+            died.reason = "processes"   # a fork bomb spinning at the cap: the cap is the news
         stderr, _ = run.child.captured("stderr", 8 * 1024)
         raise Decided(faults.from_death(died, phase=phase, stderr=run.scrub(stderr), limits=run.limits,
                                         language=run.language)) from None
