@@ -216,25 +216,46 @@ def conditions(scenario: Scenario) -> dict[str, list[set]]:
 
 
 def observe(scenario: Scenario, alert: str, key: tuple, t: int) -> str:
-    """The inputs of `alert` for `key` at minute t, and the likely slip when one is close."""
+    """The inputs of `alert` for `key` at minute t, in words."""
     if alert == "GpuExporterDown":
         s = scenario.one("up", job="dcgm", instance=key[0])
-        return f'up{{job="dcgm"}} is {_shown(s.at(t) if s else None)} at {t}m'
-    if len(key) < 2 or None in key:
+        if s is None:
+            other = scenario.one("up", instance=key[0])
+            job = other.labels.get("job") if other else None
+            return (f'{key[0]} is not a DCGM exporter (its `up` has job="{job}")' if job
+                    else f"no target is called {key[0]}")
+        return f'up{{job="dcgm"}} is {_shown(s.at(t))} at {t}m'
+    v = _values(scenario, key, t)
+    if v is None:
         return ""
-    at = {m: scenario.one(m, Hostname=key[0], gpu=key[1]) for m in
-          ("DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED")}
-    v = {m: (s.at(t) if s else None) for m, s in at.items()}
     if alert == "GpuXidError":
         return f"DCGM_FI_DEV_XID_ERRORS is {_shown(v['DCGM_FI_DEV_XID_ERRORS'])} at {t}m"
     if alert == "GpuTooHot":
-        temp = v["DCGM_FI_DEV_GPU_TEMP"]
-        slip = " (85 is not above 85: `>=` where the statement says above?)" if temp == HOT else ""
-        return f"DCGM_FI_DEV_GPU_TEMP is {_shown(temp)} at {t}m{slip}"
-    u, m = v["DCGM_FI_DEV_GPU_UTIL"], v["DCGM_FI_DEV_FB_USED"]
-    slip = (" (5 is not below 5: `<=` where the statement says below?)" if u == IDLE_UTIL else
-            " (1024 is not above 1024: `>=` where the statement says above?)" if m == ALLOCATED_MIB else "")
-    return f"DCGM_FI_DEV_GPU_UTIL is {_shown(u)} and DCGM_FI_DEV_FB_USED {_shown(m)} at {t}m{slip}"
+        return f"DCGM_FI_DEV_GPU_TEMP is {_shown(v['DCGM_FI_DEV_GPU_TEMP'])} at {t}m"
+    return (f"DCGM_FI_DEV_GPU_UTIL is {_shown(v['DCGM_FI_DEV_GPU_UTIL'])} and DCGM_FI_DEV_FB_USED "
+            f"{_shown(v['DCGM_FI_DEV_FB_USED'])} at {t}m")
+
+
+def slip(scenario: Scenario, alert: str, key: tuple, t: int) -> str | None:
+    """The likely mistake when an input sits exactly on a threshold at minute t."""
+    v = _values(scenario, key, t)
+    if v is None:
+        return None
+    if alert == "GpuTooHot" and v["DCGM_FI_DEV_GPU_TEMP"] == HOT:
+        return "85 is not above 85: `>=` where the statement says above?"
+    if alert == "GpuIdleButAllocated" and v["DCGM_FI_DEV_GPU_UTIL"] == IDLE_UTIL:
+        return "5 is not below 5: `<=` where the statement says below?"
+    if alert == "GpuIdleButAllocated" and v["DCGM_FI_DEV_FB_USED"] == ALLOCATED_MIB:
+        return "1024 is not above 1024: `>=` where the statement says above?"
+    return None
+
+
+def _values(scenario: Scenario, key: tuple, t: int) -> dict | None:
+    if len(key) < 2 or None in key:
+        return None
+    return {m: (s.at(t) if (s := scenario.one(m, Hostname=key[0], gpu=key[1])) else None)
+            for m in ("DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_GPU_UTIL",
+                      "DCGM_FI_DEV_FB_USED")}
 
 
 def _shown(v) -> str:

@@ -8,8 +8,10 @@ served:
     generate(rng, dims) -> Scenario     one test's series (series.py), from the judge's seed
     conditions(scenario)                per alert, per evaluation minute, the label keys whose
         -> {alert: [set[key]]}          condition holds (the rule's expression without `for:`)
-    observe(scenario, alert, key, t)    the inputs of one alert at minute t, in words, with
-        -> str                          the likely mistake where one is close ("exactly 85: ...")
+    observe(scenario, alert, key, t)    the inputs of one alert at minute t, in words
+        -> str
+    slip(scenario, alert, key, t)       the likely mistake when an input sits on a threshold at
+        -> str | None                   minute t ("85 is not above 85: `>=`...?"), else None
 
 The firing alerts are `semantics.firing(conditions, for_minutes)`; a key is the tuple of the
 values of the alert's compared labels, in `Alert.labels` order.
@@ -38,7 +40,9 @@ class Alert:
     metrics: tuple[str, ...] = ()    # the series shown around a mismatch
 
     def key_text(self, key: tuple) -> str:
-        return ", ".join(f"{k}={v}" for k, v in zip(self.labels, key))
+        shown = ", ".join(f"{k}={v}" for k, v in zip(self.labels, key) if v is not None)
+        lacking = [k for k, v in zip(self.labels, key) if v is None]
+        return shown + (f" (no {', '.join(lacking)} label)" if lacking else "")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from gpu_tasks.alerts.semantics import streak_start
 SEVERITY = "severity"
 HISTORY = 3          # minutes shown before the condition's window and after the mismatch
 MAX_COLUMNS = 8      # series shown side by side
+MAX_ROWS = 18        # minutes shown; a longer window keeps its start and its end
 
 
 @dataclass
@@ -51,7 +52,7 @@ def _explain(task, logic, scenario, conditions, expected, fired, alert, t, want,
         message = (f"{name} fired at {t}m without the label {', '.join(lacking)}"
                    f"{f' ({kept})' if kept else ''}: the alert must keep the series' "
                    f"{', '.join(alert.labels)} (an aggregation such as `max without (gpu)` or "
-                   f"`sum by (Hostname)` drops them)")
+                   f"`count by (instance)` drops them)")
         return Mismatch(t, message, _table(scenario, alert, partial[1], t, expected, fired))
     keys_want = {k: s for s, k in want}
     for severity, key in extra:
@@ -64,22 +65,25 @@ def _explain(task, logic, scenario, conditions, expected, fired, alert, t, want,
         _, key = extra[0]
         start = streak_start(conds, key, t)
         if start is not None:
+            # a threshold met exactly in the window (`>=`) makes the streak look longer than it is
+            near = next((f" ({x})" for m in range(max(t - d, 0), start)
+                         if (x := logic.slip(scenario, name, key, m))), "")
             due = start + d
             if due < len(conds) and all(key in conds[m] for m in range(start, due + 1)):
-                why = (f"expected from {due}m: {alert.condition} only since {start}m; is {window} "
+                why = (f"expected from {due}m: {alert.condition} only since {start}m{near}; is {window} "
                        f"missing or shorter?")
             else:
                 end = _streak_end(conds, key, t)
-                why = (f"expected not to fire: {alert.condition} from {start}m to {end}m only, "
+                why = (f"expected not to fire: {alert.condition} from {start}m to {end}m only{near}, "
                        f"{end - start + 1} evaluations, and {window} needs {d + 1}")
             message = f"{name} for {alert.key_text(key)} fired at {t}m; {why}"
         else:
-            seen = logic.observe(scenario, name, key, t)
+            seen = _seen(logic, scenario, name, key, t)
             last = next((m for m in range(t - 1, -1, -1) if key in conds[m]), None)
             since = (f"; its condition last held at {last}m (a `for:`, `keep_firing_for` or window that "
                      f"keeps it firing?)" if last is not None and t - last <= 60 else "")
-            message = (f"{name} for {alert.key_text(key)} fired at {t}m, but {alert.condition} does not "
-                       f"hold then{': ' + seen if seen else ''}{since}")
+            message = (f"{name} for {alert.key_text(key)} fired at {t}m, but its condition ({alert.condition}) "
+                       f"does not hold then{': ' + seen if seen else ''}{since}")
         return Mismatch(t, message, _table(scenario, alert, key, t, expected, fired))
     _, key = missing[0]
     start = streak_start(conds, key, t)
@@ -87,12 +91,18 @@ def _explain(task, logic, scenario, conditions, expected, fired, alert, t, want,
     later = next((m for m in range(t + 1, len(conds)) if key in {k for _, k in fired_keys(alert, fired.at(name, m))}),
                  None)
     if later is not None:
-        tail = f"; it fires only from {later}m (a `for:` longer than {d}m, or a stricter condition?)"
+        longer = f"a `for:` longer than {d}m" if d else "a `for:` where the statement has none"
+        tail = f"; it fires only from {later}m ({longer}, or a stricter condition?)"
     else:
         seen = logic.observe(scenario, name, key, t)
         tail = f"; it did not fire{': ' + seen if seen else ''}"
     message = f"{name} for {alert.key_text(key)} should fire at {t}m: {held} ({window}){tail}"
     return Mismatch(t, message, _table(scenario, alert, key, t, expected, fired))
+
+
+def _seen(logic, scenario, name: str, key: tuple, t: int) -> str:
+    seen, why = logic.observe(scenario, name, key, t), logic.slip(scenario, name, key, t)
+    return f"{seen} ({why})" if why else seen
 
 
 def _streak_end(conds: list[set], key, t: int) -> int:
@@ -108,25 +118,27 @@ def _table(scenario, alert, key: tuple, t: int, expected: dict, fired) -> str:
     last = min(scenario.minutes, t + HISTORY)
     match = {n: v for n, v in zip(alert.labels, key) if v is not None}
     columns = [s for metric in alert.metrics for s in scenario.of(metric, **match)][:MAX_COLUMNS]
-    counts = {}
-    for s in columns:
-        counts[s.metric] = counts.get(s.metric, 0) + 1
-    heads = [s.metric + (_extra_labels(s, match) if counts[s.metric] > 1 else "") for s in columns]
+    heads = [s.metric + _varying_labels(s, [c for c in columns if c.metric == s.metric]) for s in columns]
     rows = [["minute", *heads, "expected", "fired"]]
     for m in range(first, last + 1):
         want = any(k == key for k in expected[alert.name][m])
         got = any(k == key for _, k in fired_keys(alert, fired.at(alert.name, m)))
         rows.append([f"{m}m", *(_cell(s, m) for s in columns), "yes" if want else "-", "yes" if got else "-"])
+    if len(rows) > MAX_ROWS + 1:   # a long `for:`: its start and the minutes up to the mismatch
+        rows = rows[:1 + HISTORY + 3] + [["..."] + [""] * (len(rows[0]) - 1)] + rows[-(MAX_ROWS - HISTORY - 3):]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(v.rjust(widths[i]) for i, v in enumerate(r)) for r in rows]
+    lines = ["  ".join(v.rjust(widths[i]) for i, v in enumerate(r)).rstrip() for r in rows]
     where = alert.key_text(key) if match else "every series"
     return (f"{alert.name} for {where}: the samples at each minute (`-`: none), whether the judge "
             f"expects the alert to fire and whether it fired:\n" + "\n".join(lines))
 
 
-def _extra_labels(series, match: dict) -> str:
-    shown = {k: v for k, v in series.labels.items() if k in ("Hostname", "gpu", "instance", "job") and k not in match}
-    return "{" + ",".join(f"{k}={v}" for k, v in sorted(shown.items())) + "}" if shown else ""
+def _varying_labels(series, same_metric: list) -> str:
+    """The labels that tell this column from the others of its metric (`{gpu=3}`)."""
+    if len(same_metric) < 2:
+        return ""
+    varying = sorted(k for k in series.labels if len({c.labels.get(k) for c in same_metric}) > 1)
+    return "{" + ",".join(f"{k}={series.labels[k]}" for k in varying if k in ("Hostname", "gpu", "instance", "job")) + "}"
 
 
 def _cell(series, m: int) -> str:
