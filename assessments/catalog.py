@@ -34,15 +34,23 @@ def _skill(skill_id: str) -> dict:
             "category": skill.category if skill else None}
 
 
+def track_of(task) -> str:
+    """The track a task is written for: its own `track`, or software optimization (CuPy)."""
+    declared = (getattr(task, "track", None) or "software_optimization").replace(" ", "_")
+    return declared if declared in TRACKS else "software_optimization"
+
+
 def _tracks(task) -> list[str]:
-    """The tracks a task is evidence for: those its skills weigh at 0.5 or more, strongest first."""
+    """The tracks a task is evidence for: its own first, then those its skills weigh at 0.5 or
+    more, strongest first."""
     tax = load_taxonomy()
     totals = dict.fromkeys(TRACKS, 0.0)
     for sid in task.skills:
         if sid in tax.skills:
             for track, weight in tax.skills[sid].weights.items():
                 totals[track] = max(totals[track], weight)
-    return [t for t in sorted(TRACKS, key=lambda t: -totals[t]) if totals[t] >= 0.5]
+    own = track_of(task)
+    return [own] + [t for t in sorted(TRACKS, key=lambda t: -totals[t]) if totals[t] >= 0.5 and t != own]
 
 
 def _dims(dims: dict) -> dict:
@@ -194,13 +202,25 @@ def tasks_noun(slugs) -> str:
     return f"{len(slugs)} {noun}{'s' if len(slugs) != 1 else ''}"
 
 
-def tasks_for_skills(skill_ids: list[str], limit: int = 3) -> list[str]:
-    """Up to `limit` tasks: first a greedy cover of the wanted skills (the task adding the most
-    uncovered skills, harder first on ties), then the tasks sharing the most skills with them."""
+def tasks_for_skills(skill_ids: list[str], limit: int = 3, track: str | None = None) -> list[str]:
+    """Up to `limit` tasks: a greedy cover of the wanted skills (the task adding the most
+    uncovered skills, harder first on ties), among the tasks written for `track` first (a
+    cluster-operations job is not assessed with a Verilog task because both ask for Python),
+    then among the rest."""
+    every = bank.all_tasks()
+    if track is None:
+        return _cover(skill_ids, every, limit)
+    chosen = _cover(skill_ids, [t for t in every if track_of(t) == track], limit)
+    rest = [t for t in every if t.slug not in chosen and track_of(t) != track]
+    covered = {s for t in chosen for s in bank.find(t).skills}
+    return chosen + _cover([s for s in skill_ids if s not in covered], rest, limit - len(chosen))
+
+
+def _cover(skill_ids: list[str], pool: list, limit: int) -> list[str]:
     wanted = set(skill_ids)
     uncovered, chosen = set(wanted), []
     rank = {"easy": 0, "medium": 1, "hard": 2}
-    pool = bank.all_tasks()
+    pool = list(pool)
     while pool and len(chosen) < limit:
         best = max(pool, key=lambda t: (len(uncovered & set(t.skills)), len(wanted & set(t.skills)),
                                         rank.get(t.difficulty, 0)))

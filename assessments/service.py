@@ -53,8 +53,9 @@ def suggest_tasks(job: Job, limit: int = 3) -> list[str]:
     """Tasks covering the job's required skills best, then any of its skills."""
     skills = job.facts.get("skills", [])
     required = [s["id"] for s in skills if s.get("required")]
-    return (catalog.tasks_for_skills(required, limit)
-            or catalog.tasks_for_skills([s["id"] for s in skills], limit))
+    track = job.primary_track
+    return (catalog.tasks_for_skills(required, limit, track)
+            or catalog.tasks_for_skills([s["id"] for s in skills], limit, track))
 
 
 def _job_of_organisation(user: User, job_id: int) -> Job:

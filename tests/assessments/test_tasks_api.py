@@ -111,3 +111,17 @@ def test_every_task_of_every_kind_is_served_with_a_starter(client, slug):
     assert detail["samples"] and sum(detail["tests"].values()) >= 1
     page = client.get(f"/tasks/{slug}")
     assert page.status_code == 200 and detail["title"] in page.get_data(as_text=True)
+
+
+def test_a_jobs_suggested_tasks_come_from_its_track_first(app):
+    from assessments import catalog
+    with app.app_context():
+        infra = catalog.tasks_for_skills(["python", "prometheus", "gpu_cluster_operations"], 3,
+                                         "infrastructure")
+        assert infra and all(catalog.track_of(bank.find(t)) == "infrastructure" for t in infra)
+        rtl = catalog.tasks_for_skills(["python", "verilog", "rtl_design"], 3, "hardware_design")
+        assert rtl and all(catalog.track_of(bank.find(t)) == "hardware_design" for t in rtl)
+        # A skill no task of the track evidences is still covered, from another track.
+        mixed = catalog.tasks_for_skills(["verilog", "prometheus"], 3, "infrastructure")
+        assert catalog.track_of(bank.find(mixed[0])) == "infrastructure"
+        assert any(catalog.track_of(bank.find(t)) == "hardware_design" for t in mixed)
