@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from assessments.judge import Verdict
-from conftest import FAST, FIXTURES, HAVE_TOOLS, REFERENCE, ROOT, fixture, judged
+from conftest import FIXTURES, HAVE_TOOLS, REFERENCE, ROOT, fixture, judged
 from gpu_tasks.testbench import TASKS
 
 pytestmark = pytest.mark.skipif(not HAVE_TOOLS, reason="Icarus Verilog or cocotb is not installed")
@@ -106,7 +106,6 @@ def test_a_testbench_that_hangs_only_on_a_mutant_catches_it_within_its_time():
     first, second = r.mutants
     assert first["caught"] and first["test"] is None and "ran past its time" in first["how"]
     assert not second["caught"]
-    assert r.tests[1].elapsed_s < FAST.op_wall_s * 2   # stopped at twice the correct design's CPU time
 
 
 def test_cocotb_random_seed_comes_from_the_judging_seed_without_telling_it():

@@ -93,7 +93,7 @@ def simulate(setup: Setup, design: bytes, *, wall_s: float, cpu_s: int | None = 
         sim.tests = results.parse(results.read_file(folder, backend.RESULTS, results.MAX_RESULTS))
     finally:
         child.close()
-        sim_out = [scrub(child.captured(which, OUTPUT_CAP)[0]) for which in ("stdout", "stderr")]
+        sim_out = [scrub(_tail(path, OUTPUT_CAP)) for path in (child.stdout_path, child.stderr_path)]
         shutil.rmtree(scratch, ignore_errors=True)
     sim.stdout, sim.stderr = sim_out
     for t in sim.tests or ():
@@ -101,6 +101,19 @@ def simulate(setup: Setup, design: bytes, *, wall_s: float, cpu_s: int | None = 
     if sim.boot and isinstance(sim.boot.get("error"), dict):
         sim.boot["error"]["message"] = scrub(str(sim.boot["error"].get("message", "")))
     return sim
+
+
+def _tail(path: Path, cap: int) -> str:
+    """The end of a captured output: cocotb's log ends with each test's result and its summary."""
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, 2)
+            fh.seek(max(0, size - cap))
+            data = fh.read(cap)
+    except OSError:
+        return ""
+    text = data.decode(errors="replace")
+    return f"... ({size - cap} bytes before)\n" + text.split("\n", 1)[-1] if size > cap else text
 
 
 def _run(child: ChildProcess, setup: Setup, design: bytes, wall_s: float, cpu_s: int | None) -> Simulation:

@@ -207,7 +207,7 @@ def _caught(run: TbRun, sim: Simulation) -> tuple[bool, str | None, str]:
                            f"the correct design took {took})"
     if sim.ended != FINISHED or sim.signal:
         return True, None, f"the simulation stopped on this mutant ({_how_it_stopped(sim)})"
-    if sim.tests is None:
+    if not sim.tests:
         if isinstance(sim.boot, dict) and sim.boot.get("tests") is None:
             return False, None, "the testbench did not import on this mutant"
         return True, None, f"the simulation ended before every test finished (exit status {sim.returncode})"
@@ -263,7 +263,7 @@ def _judge_correct(run: TbRun, test: TestReport) -> None:
     if sim.ended != FINISHED or sim.signal:
         raise Decided(Outcome(Verdict.RUNTIME_ERROR, f"the simulation {on} stopped ({_how_it_stopped(sim)})",
                               details=sim.stderr[-4000:] or None))
-    if sim.tests is None:
+    if not sim.tests:
         raise Decided(Outcome(Verdict.RUNTIME_ERROR, f"the simulation {on} ended before every test finished "
                                                      f"(exit status {sim.returncode}; no results from cocotb)",
                               details=sim.stderr[-4000:] or None))
