@@ -153,7 +153,9 @@ def _markdown(text: str, title: str | None = None) -> Markup:
     for token in tokens:
         if token.type in ("heading_open", "heading_close"):
             token.tag = f"h{min(6, int(token.tag[1]) + 1)}"
-    return Markup(md.renderer.render(tokens, md.options, {}))
+    html = md.renderer.render(tokens, md.options, {})
+    # a code block wider than the column scrolls: keyboard users must be able to reach it
+    return Markup(html.replace("<pre>", '<pre tabindex="0">'))
 
 
 def _unstorable(text: str) -> bool:
