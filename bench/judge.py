@@ -1,5 +1,5 @@
 """End-to-end judge time: python bench/judge.py [--backend cpu|cuda] [--repeats 3]
-[--no-listings] [--no-styles | --styles-only | --testbench-only] [--before REV|none] [TASK...].
+[--no-listings] [--no-styles | --styles-only | --testbench-only | --functions-only] [--before REV|none] [TASK...].
 
 cpu: per reference solution, the median and minimum wall time of judging it with the machine's
 build cache (warm after the first run) and the median with a cold build cache. Then, per kernel
@@ -8,7 +8,8 @@ the judge of commit REV (default: the judge before compiling became a stage of i
 tree's judge with a cold and a warm build cache, with ratios and the time per stage (child start,
 imports, load, NVRTC gate, emulator build, tests, listings, teardown; the report's `stages`).
 Then the hardware-design tasks' reference designs, cold and warm, the design-verification tasks'
-reference testbenches (kind cocotb: every mutant simulated), cold and warm, and the emulator's own
+reference testbenches (kind cocotb: every mutant simulated), cold and warm, the function tasks'
+accepted solutions (kinds python and cpp; --functions-only), warm with timing, and the emulator's own
 kernel table. Cold: a fresh build cache holding only the emulator's and Verilator's runtime objects.
 cuda: the timing of each reference solution (needs a GPU): median, 95% CI, repeats, GB/s,
 GFLOP/s, fraction of the roofline and flags; --save keeps them in bench/results/cuda-<device>.json
@@ -157,6 +158,54 @@ def bench_testbench(repeats: int) -> int:
     return int(worst)
 
 
+def _function_solutions() -> list[tuple[str, str, Path]]:
+    """(task, language, file): each function task's accepted fixtures and its C++ reference."""
+    from gpu_tasks.functions import TASKS
+    out = []
+    for slug in sorted(TASKS):
+        found = sorted((ROOT / "tests" / "fixtures" / "functions" / slug).glob("accepted*"))
+        found += sorted((ROOT / "gpu_tasks" / "functions" / "reference").glob(f"{slug}.cpp"))
+        out += [(slug, "cpp" if p.suffix in (".cpp", ".cc") else "python", p) for p in found]
+    return out
+
+
+def bench_functions(repeats: int) -> int:
+    """Median seconds to judge each function task's accepted solutions (kinds python and cpp) with
+    the machine's build cache (warm), every hidden test at full size with the timing against the
+    reference; the time of the largest test and the reference's, and the cold build (cpp)."""
+    from assessments.judge import judge
+    print(f"\nFunctions (kinds python and cpp): accepted solutions, median s over {repeats} repeat(s)")
+    print(f"{'task':14s} {'file':30s} {'verdict':10s} {'warm':>6s} {'tests':>6s} {'timing':>6s} "
+          f"{'largest':>8s} {'ref':>8s} {'perf':>5s} {'build':>6s}")
+    worst = 0
+    for slug, language, path in _function_solutions():
+        source = path.read_text()
+        warm, tests, timed, largest, ref, perf, build, verdict = [], [], [], [], [], [], [], "?"
+        if language == "cpp":
+            with _cold_cache():
+                t0 = time.perf_counter()
+                report = judge(slug, source, seed=0, language=language, timing=False)
+                build.append(report.stages.get("build", 0.0))
+        for i in range(repeats):
+            t0 = time.perf_counter()
+            report = judge(slug, source, seed=i, language=language)
+            warm.append(time.perf_counter() - t0)
+            tests.append(report.stages.get("tests", 0.0))
+            m = report.measure or {}
+            timed.append(warm[-1] - sum(report.stages.values()))
+            largest.append(m.get("seconds", 0.0))
+            ref.append(m.get("reference_seconds", 0.0))
+            perf.append(m.get("fraction", 0.0))
+            verdict = report.verdict.value
+        worst |= verdict != "accepted"
+        name = path.relative_to(ROOT).as_posix().replace("tests/fixtures/functions/", "").replace("gpu_tasks/functions/", "")
+        print(f"{slug:14s} {name:30s} {verdict:10s} {_med(warm):>6s} {_med(tests):>6s} {_med(timed):>6s} "
+              f"{statistics.median(largest):8.4f} {statistics.median(ref):8.4f} {statistics.median(perf):5.2f} "
+              f"{_med(build):>6s}")
+        sys.stdout.flush()
+    return int(worst)
+
+
 def _judged(slug: str, source: str, seed: int, listings: bool, cold: bool):
     """(seconds, report) of one judging, with a cold or the machine's build cache."""
     from assessments.judge import judge
@@ -191,6 +240,7 @@ def bench_cpu(selected: list[str], repeats: int, listings: bool = True, styles: 
     if not selected:
         worst |= bench_rtl(repeats)
         worst |= bench_testbench(repeats)
+        worst |= bench_functions(repeats)
     emulator_bench = ROOT / "bench" / "emulator_kernels.py"
     if emulator_bench.exists():
         print("\nEmulator kernels (bench/emulator_kernels.py)")
@@ -410,6 +460,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-listings", action="store_true", help="judge without PTX/SASS listings")
     parser.add_argument("--no-styles", action="store_true", help="skip the table by kernel style")
     parser.add_argument("--styles-only", action="store_true", help="only the table by kernel style")
+    parser.add_argument("--functions-only", action="store_true",
+                        help="only the function tasks' accepted solutions (kinds python and cpp)")
     parser.add_argument("--testbench-only", action="store_true",
                         help="only the table of the design-verification tasks' reference testbenches")
     parser.add_argument("--before", default=BASELINE, metavar="REV",
@@ -426,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     before = None if args.before == "none" else args.before
     if args.testbench_only:
         return bench_testbench(args.repeats)
+    if args.functions_only:
+        return bench_functions(args.repeats)
     if args.styles_only:
         return bench_styles(args.repeats, listings=not args.no_listings, before=before)
     return bench_cpu(args.tasks, args.repeats, listings=not args.no_listings,

@@ -4,17 +4,14 @@ is the function kinds' (kinds/python/stages.py). Performance is timed against th
 reference built the same way and called the same way (python/native.py) in the parent."""
 from __future__ import annotations
 
-import ctypes
-import os
 import re
-import time
 from contextlib import contextmanager
 from typing import Callable
 
 from ... import build_cache
 from ...outcome import Decided, Outcome
 from ...verdicts import Verdict
-from ..python import native, stages as common
+from ..python import stages as common
 from . import build
 
 MAX_SOURCE = 256 * 1024
@@ -57,34 +54,14 @@ def load(run: common.FunctionRun) -> None:
         common.request(run, {"op": "load", "language": "cpp", "library": library, "function": task.function,
                              "params": [{"name": p.name, "type": p.type} for p in call.params],
                              "returns": call.returns}, "while loading the library")
+    common.reference_answers(run)   # the C++ reference, where the task has one, before the timer
     run.time_reference = _reference_timer(run)
 
 
 def _reference_timer(run: common.FunctionRun) -> Callable:
-    """(calls, repeat) -> the task's C++ reference's best seconds, built on first use and loaded
-    into the parent (trusted code); the Python reference over CPP_FACTOR without one."""
-    logic = run.logic
-    source = getattr(logic, "CPP_REFERENCE", None)
-    if source is None:
-        python = common._python_reference_timer(logic)
+    """(calls, repeat) -> the task's C++ reference's best seconds; the Python reference's over
+    CPP_FACTOR for a task without one."""
+    if run.cpp_reference is None:
+        python = common.python_reference_timer(run.logic)
         return lambda calls, repeat: python(calls, repeat) / CPP_FACTOR
-    loaded: list = []
-
-    def best(calls: list, repeat: int) -> float:
-        call = logic.CPP
-        if not loaded:
-            k, _ = build.library(run.cache, source, run.task.function, limits=run.limits,
-                                 isolation=run.isolation, who="the reference")
-            lib = ctypes.CDLL(str(run.cache.file(build.SECTION, k)), mode=os.RTLD_NOW | os.RTLD_LOCAL)
-            params = native.parse([{"name": p.name, "type": p.type} for p in call.params])
-            loaded.append((native.bind(getattr(lib, run.task.function), params, call.returns), params))
-        function, params = loaded[0]
-        prepared = [native.arguments(params, call.to_cpp(args)) for args in calls]
-        out = float("inf")
-        for _ in range(repeat):
-            began = time.perf_counter()
-            for args, _, _ in prepared:
-                function(*args)
-            out = min(out, time.perf_counter() - began)
-        return out
-    return best
+    return run.cpp_reference.best

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ... import scoring
+from ... import build_cache, scoring
 from ...engine import Run
 from ...outcome import Decided, Outcome
 from ...report import TestReport
@@ -52,6 +52,7 @@ class FunctionRun(Run):
     view: Any = None
     # (calls, repeat) -> the reference's best seconds over the calls (Python's, or C++'s)
     time_reference: Callable | None = None
+    cpp_reference: Any = None         # the task's C++ reference loaded here, where it has one
     bench: dict | None = None         # the timed test: its calls as sent, the seconds measured
     quality: dict = field(default_factory=dict)   # test name -> the mean quality fraction
 
@@ -106,10 +107,11 @@ def load(run: FunctionRun) -> None:
     with run.stage("load"):
         request(run, {"op": "load", "language": "python", "file": SOLUTION, "function": task.function,
                       "arity": arity(task.python_signature)}, "while loading the file")
-    run.time_reference = _python_reference_timer(run.logic)
+    run.time_reference = python_reference_timer(run.logic)
+    reference_answers(run)
 
 
-def _python_reference_timer(logic) -> Callable:
+def python_reference_timer(logic) -> Callable:
     def best(calls: list, repeat: int) -> float:
         out = float("inf")
         for _ in range(repeat):
@@ -119,6 +121,21 @@ def _python_reference_timer(logic) -> Callable:
             out = min(out, time.perf_counter() - began)
         return out
     return best
+
+
+def reference_answers(run: FunctionRun) -> Callable:
+    """What the checker compares with: the task's C++ reference's answers where it has one (built
+    once per machine; the same answers as the Python reference, much faster), else the Python
+    reference's."""
+    if getattr(run.logic, "CPP_REFERENCE", None) is None:
+        return run.logic.reference
+    if run.cpp_reference is None:
+        from ..cpp.reference import CppReference
+        if run.cache is None:
+            run.cache = build_cache.BuildCache()
+        with run.stage("build"):
+            run.cpp_reference = CppReference(run)
+    return run.cpp_reference.answer
 
 
 def request(run: FunctionRun, message: dict, phase: str):
@@ -145,14 +162,17 @@ def run_test(run: FunctionRun, index: int, case, test: TestReport) -> None:
     phase = f"on test {case.name}"
     files: list[str] = []
     wire = [send_call(run, index, i, args, files) for i, args in enumerate(calls)]
+    answers_of = reference_answers(run)
+    reference_s = None
     if timed:   # one after the other: neither slows the other down
         began = time.perf_counter()
-        expected = [logic.reference(args) for args in calls]
-        reference_s = time.perf_counter() - began
+        expected = [answers_of(args) for args in calls]
+        if answers_of is logic.reference and run.language == "python":
+            reference_s = time.perf_counter() - began   # the reference it is timed against
         answer = request(run, {"op": "call", "calls": wire}, phase)
     else:       # the reference's answers beside the child's run (the parent waits on a pipe)
         with ThreadPoolExecutor(1) as pool:
-            answers = pool.submit(lambda: [logic.reference(args) for args in calls])
+            answers = pool.submit(lambda: [answers_of(args) for args in calls])
             answer = request(run, {"op": "call", "calls": wire}, phase)
             expected = answers.result()
     seconds = float(answer.message.get("seconds") or 0.0)
@@ -176,7 +196,7 @@ def run_test(run: FunctionRun, index: int, case, test: TestReport) -> None:
         run.quality[case.name] = sum(fractions) / len(fractions)
     if timed:
         run.bench = {"test": case.name, "calls": calls, "wire": wire, "seconds": seconds,
-                     "reference_seconds": reference_s if run.language == "python" else None}
+                     "reference_seconds": reference_s}
     else:
         _remove(run, files)
 
