@@ -88,8 +88,8 @@ def block_host(fleet: Fleet, host: str, start: int, end: int) -> None:
 def walk(rng: np.random.Generator, n: int, lo: float, hi: float, step: float) -> np.ndarray:
     """A bounded random walk of integers: ordinary telemetry that drifts."""
     out = np.empty(n)
-    x = rng.uniform(lo, hi)
-    for i in range(n):
-        x = float(np.clip(x + rng.normal(0.0, step), lo, hi))
+    x = float(rng.uniform(lo, hi))
+    for i, d in enumerate(rng.normal(0.0, step, n).tolist()):
+        x = min(max(x + d, lo), hi)
         out[i] = round(x)
     return out

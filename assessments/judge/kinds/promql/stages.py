@@ -121,10 +121,11 @@ def _refusal(log: str) -> str:
     """promtool's first complaint, with the file's line where it names one."""
     if any(m in log for m in OUT_OF_MEMORY):
         return "promtool ran out of memory reading the rule file"
-    for line in log.splitlines():
-        line = line.strip()
-        if not line or line.startswith("Checking ") or line == "FAILED:":
-            continue
+    lines = [x.strip() for x in log.splitlines()
+             if x.strip() and not x.strip().startswith("Checking ") and x.strip() != "FAILED:"]
+    for i, line in enumerate(lines):
+        if line.endswith(":") and i + 1 < len(lines):   # "yaml: unmarshal errors:" and its first error
+            line = f"{line} {lines[i + 1]}"
         line = re.sub(rf"^{re.escape(unit_test.RULES_FILE)}: ", "", line)
         line = re.sub(r"^(\d+):(\d+): ", r"line \1, column \2: ", line)
         return f"promtool refuses the rule file: {line[:400]}"
