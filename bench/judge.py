@@ -1,5 +1,6 @@
-"""End-to-end judge time: python bench/judge.py [--backend cpu|cuda] [--repeats 3]
-[--no-listings] [--no-styles | --styles-only | --testbench-only | --functions-only] [--before REV|none] [TASK...].
+"""End-to-end judge time: python bench/judge.py [--backend cpu|cuda] [--repeats 3] [--no-listings]
+[--no-styles | --styles-only | --testbench-only | --functions-only | --rules-only] [--before REV|none]
+[TASK...].
 
 cpu: per reference solution, the median and minimum wall time of judging it with the machine's
 build cache (warm after the first run) and the median with a cold build cache. Then, per kernel
@@ -8,8 +9,9 @@ the judge of commit REV (default: the judge before compiling became a stage of i
 tree's judge with a cold and a warm build cache, with ratios and the time per stage (child start,
 imports, load, NVRTC gate, emulator build, tests, listings, teardown; the report's `stages`).
 Then the hardware-design tasks' reference designs, cold and warm, the design-verification tasks'
-reference testbenches (kind cocotb: every mutant simulated), cold and warm, the function tasks'
-accepted solutions (kinds python and cpp; --functions-only), warm with timing, and the emulator's own
+reference testbenches (kind cocotb: every mutant simulated), cold and warm, the rules tasks'
+reference rule files (kind promql; --rules-only), cold and warm, the function tasks' accepted
+solutions (kinds python and cpp; --functions-only), warm with timing, and the emulator's own
 kernel table. Cold: a fresh build cache holding only the emulator's and Verilator's runtime objects.
 cuda: the timing of each reference solution (needs a GPU): median, 95% CI, repeats, GB/s,
 GFLOP/s, fraction of the roofline and flags; --save keeps them in bench/results/cuda-<device>.json
@@ -158,6 +160,32 @@ def bench_testbench(repeats: int) -> int:
     return int(worst)
 
 
+def bench_rules(repeats: int) -> int:
+    """Median seconds to judge each rules task's reference rule file (kind promql), warm (promtool's
+    check of the file cached) and cold (a fresh build cache: the check made in the compile
+    sandbox), with the tests stage: one promtool unit-test run per hidden test."""
+    from gpu_tasks.alerts import TASKS
+    print(f"\nRules (kind promql): reference rule files, median s over {repeats} repeat(s)")
+    print(f"{'task':16s} {'verdict':12s} {'cold':>6s} {'warm':>6s} {'check':>6s} {'tests':>6s}  tests")
+    worst = 0
+    for slug, task in sorted(TASKS.items()):
+        source = task.reference_path.read_text()
+        cold, warm, check, tests, verdict = [], [], [], [], "?"
+        for i in range(repeats):
+            took, report = _judged(slug, source, i, False, cold=True)
+            cold.append(took)
+            check.append(report.stages.get("check", 0.0))
+            took, report = _judged(slug, source, i, False, cold=False)
+            warm.append(took)
+            tests.append(report.stages.get("tests", 0.0))
+            verdict = report.verdict.value
+        worst |= verdict != "accepted"
+        print(f"{slug:16s} {verdict:12s} {_med(cold):>6s} {_med(warm):>6s} {_med(check):>6s} "
+              f"{_med(tests):>6s}  {len(task.tests['cpu'])}")
+        sys.stdout.flush()
+    return int(worst)
+
+
 def _function_solutions() -> list[tuple[str, str, Path]]:
     """(task, language, file): each function task's accepted fixtures and its C++ reference."""
     from gpu_tasks.functions import TASKS
@@ -240,6 +268,7 @@ def bench_cpu(selected: list[str], repeats: int, listings: bool = True, styles: 
     if not selected:
         worst |= bench_rtl(repeats)
         worst |= bench_testbench(repeats)
+        worst |= bench_rules(repeats)
         worst |= bench_functions(repeats)
     emulator_bench = ROOT / "bench" / "emulator_kernels.py"
     if emulator_bench.exists():
@@ -464,6 +493,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the function tasks' accepted solutions (kinds python and cpp)")
     parser.add_argument("--testbench-only", action="store_true",
                         help="only the table of the design-verification tasks' reference testbenches")
+    parser.add_argument("--rules-only", action="store_true",
+                        help="only the table of the rules tasks' reference rule files (kind promql)")
     parser.add_argument("--before", default=BASELINE, metavar="REV",
                         help=f"the commit whose judge is the baseline of the style table "
                              f"(default {BASELINE}); 'none' to skip it")
@@ -480,6 +511,8 @@ def main(argv: list[str] | None = None) -> int:
         return bench_testbench(args.repeats)
     if args.functions_only:
         return bench_functions(args.repeats)
+    if args.rules_only:
+        return bench_rules(args.repeats)
     if args.styles_only:
         return bench_styles(args.repeats, listings=not args.no_listings, before=before)
     return bench_cpu(args.tasks, args.repeats, listings=not args.no_listings,
