@@ -4,6 +4,7 @@ the generator's cluster states, the contract's value, and the judge end to end."
 from __future__ import annotations
 
 import importlib.util
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,12 @@ def _place(name: str):
     return module.place
 
 
+@lru_cache(maxsize=None)
 def _states(seed: int) -> list[dict]:
+    return _generate(seed)
+
+
+def _generate(seed: int) -> list[dict]:
     return [LOGIC.generate(np.random.default_rng([seed, i]), c.dims)[0] for i, c in enumerate(CASES)]
 
 
@@ -52,7 +58,7 @@ def test_every_fixture_says_what_it_is():
     assert set(WRONG) <= {p.name for p in FIXTURES.glob("*.py")}
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_the_reference_follows_its_own_rules_and_places_jobs(seed):
     for args in _states(seed):
         placed = LOGIC.reference(args)
@@ -72,9 +78,9 @@ def test_best_fit_takes_the_tightest_domain_and_keeps_whole_domains_free():
 
 
 def test_generate_is_deterministic_per_seed_and_realistic():
-    assert _states(5) == _states(5)
-    assert _states(5) != _states(6)
-    for args in _states(7):
+    assert _generate(1) == _states(1)
+    assert _states(1) != _states(2)
+    for args in _states(1):
         nodes, jobs = args["nodes"], args["jobs"]
         assert len({n["id"] for n in nodes}) == len(nodes) and len({j["id"] for j in jobs}) == len(jobs)
         assert sum(j["gpus"] for j in jobs) > sum(len(n["free"]) for n in nodes)
@@ -82,7 +88,7 @@ def test_generate_is_deterministic_per_seed_and_realistic():
         for n in nodes:
             size = 4 if not n["nvlink"] else 8
             assert n["free"] == sorted(set(n["free"])) and all(0 <= g < size for g in n["free"])
-    mixed = _states(8)[-1]["nodes"]
+    mixed = _states(2)[-1]["nodes"]
     assert {len(n["nvlink"]) for n in mixed} == {0, 1, 2, 4}     # plain PCIe, NVSwitch, HGX, bridged pairs
     fragmented = [n for n in mixed if 0 < len(n["free"]) < (8 if n["nvlink"] else 4)]
     assert len(fragmented) > len(mixed) // 3
@@ -90,7 +96,7 @@ def test_generate_is_deterministic_per_seed_and_realistic():
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_each_wrong_placement_is_caught_with_its_mistake(name):
-    message = _first_failure(_place(name), _states(11))
+    message = _first_failure(_place(name), _states(1))
     assert message is not None, f"{name} passed every hidden cluster"
     for words in WRONG[name]:
         assert words in message, message
@@ -98,8 +104,8 @@ def test_each_wrong_placement_is_caught_with_its_mistake(name):
 
 
 def test_a_correct_placement_written_differently_passes_with_a_value_near_best_fit():
-    place = _place("first_fit.py")
-    states = _states(12)
+    place = _place("accepted_first_fit.py")
+    states = _states(2)
     assert _first_failure(place, states) is None
     ours = sum(LOGIC.quality(a, place(a["nodes"], a["jobs"])) for a in states)
     best = sum(LOGIC.quality(a, LOGIC.reference(a)) for a in states)
@@ -107,8 +113,8 @@ def test_a_correct_placement_written_differently_passes_with_a_value_near_best_f
 
 
 def test_ignoring_the_priority_order_is_legal_but_worth_less():
-    place = _place("smallest_first.py")
-    states = _states(13)
+    place = _place("accepted_smallest_first.py")
+    states = _states(1)
     assert _first_failure(place, states) is None
     ours = sum(LOGIC.quality(a, place(a["nodes"], a["jobs"])) for a in states)
     best = sum(LOGIC.quality(a, LOGIC.reference(a)) for a in states)
@@ -118,7 +124,7 @@ def test_ignoring_the_priority_order_is_legal_but_worth_less():
 def test_the_starter_runs_and_answers_wrong():
     namespace: dict = {}
     exec(TASK.starters["python"], namespace)
-    assert _first_failure(namespace["place"], _states(14)) is not None
+    assert _first_failure(namespace["place"], _states(2)) is not None
 
 
 @pytest.mark.parametrize("answer, words", [
@@ -150,9 +156,9 @@ needs_kind = pytest.mark.skipif("python" not in KNOWN, reason="the judge has no 
 @needs_kind
 def test_judged_end_to_end():
     from assessments.judge import Verdict, judge
-    good = judge("gpu_placement", (FIXTURES / "first_fit.py").read_text(), seed=3)
+    good = judge("gpu_placement", (FIXTURES / "accepted_first_fit.py").read_text(), seed=3)
     assert good.verdict is Verdict.ACCEPTED, good.message
-    poor = judge("gpu_placement", (FIXTURES / "smallest_first.py").read_text(), seed=3)
+    poor = judge("gpu_placement", (FIXTURES / "accepted_smallest_first.py").read_text(), seed=3)
     assert poor.verdict is Verdict.ACCEPTED, poor.message
     assert poor.score < good.score
     for name, words in WRONG.items():

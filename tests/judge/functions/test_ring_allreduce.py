@@ -78,7 +78,7 @@ def test_each_wrong_schedule_is_caught_with_its_mistake(name):
 
 def test_correct_schedules_written_differently_pass_and_score_by_their_length():
     ps = _hidden_ps(5)
-    offset, one_at_a_time = _schedule("offset_chunks.py"), _schedule("chunk_at_a_time.py")
+    offset, one_at_a_time = _schedule("accepted_offset_chunks.py"), _schedule("accepted_chunk_at_a_time.py")
     assert _first_failure(offset, ps) is None and _first_failure(one_at_a_time, ps) is None
     assert all(LOGIC.quality({"p": p}, offset(p)) == 1.0 for p in ps)
     assert [LOGIC.quality({"p": p}, one_at_a_time(p)) for p in (2, 8, 64)] == [1 / 2, 1 / 8, 1 / 64]
@@ -91,7 +91,7 @@ def test_the_starter_runs_and_answers_wrong():
 
 
 def test_every_send_of_a_step_carries_the_chunk_as_it_was_before_the_step():
-    steps = _schedule("chunk_at_a_time.py")(3)
+    steps = _schedule("accepted_chunk_at_a_time.py")(3)
     assert LOGIC.check({"p": 3}, None, steps) is None
     # rank 1 forwards chunk 0 in the step it receives it: rank 0's part never reaches rank 2
     relay = [steps[0] + steps[1]] + steps[2:]
@@ -127,9 +127,9 @@ needs_kind = pytest.mark.skipif("python" not in KNOWN, reason="the judge has no 
 @needs_kind
 def test_judged_end_to_end():
     from assessments.judge import Verdict, judge
-    best = judge("ring_allreduce", (FIXTURES / "offset_chunks.py").read_text(), seed=5)
+    best = judge("ring_allreduce", (FIXTURES / "accepted_offset_chunks.py").read_text(), seed=5)
     assert best.verdict is Verdict.ACCEPTED and best.score == 100, best.message
-    slow = judge("ring_allreduce", (FIXTURES / "chunk_at_a_time.py").read_text(), seed=5)
+    slow = judge("ring_allreduce", (FIXTURES / "accepted_chunk_at_a_time.py").read_text(), seed=5)
     assert slow.verdict is Verdict.ACCEPTED and 60 <= slow.score < 80, (slow.score, slow.message)
     for name, words in WRONG.items():
         r = judge("ring_allreduce", (FIXTURES / name).read_text(), seed=5)

@@ -89,7 +89,7 @@ def _first_failure(triage, nodes) -> str | None:
 
 def test_the_statements_rules_on_a_hand_written_node():
     assert LOGIC.reference(NODE) == ANSWER
-    assert _triage("table_driven.py")(NODE["log"], NODE["gpus"]) == ANSWER
+    assert _triage("accepted_table_driven.py")(NODE["log"], NODE["gpus"]) == ANSWER
 
 
 @pytest.mark.parametrize("style", ["[Tue May 14 03:12:55 2024] ", "2024-05-14T03:12:55,123456+00:00 gpu-r01-n07 kernel: "])
@@ -128,7 +128,7 @@ def test_each_wrong_triage_is_caught_with_its_mistake(name):
 
 
 def test_a_correct_triage_written_differently_passes():
-    assert _first_failure(_triage("table_driven.py"), _nodes(2)) is None
+    assert _first_failure(_triage("accepted_table_driven.py"), _nodes(2)) is None
 
 
 def test_the_starter_runs_and_answers_wrong():
@@ -158,7 +158,7 @@ needs_kind = pytest.mark.skipif("python" not in KNOWN, reason="the judge has no 
 @needs_kind
 def test_judged_end_to_end():
     from assessments.judge import Verdict, judge
-    good = judge("xid_triage", (FIXTURES / "table_driven.py").read_text(), seed=9)
+    good = judge("xid_triage", (FIXTURES / "accepted_table_driven.py").read_text(), seed=9)
     assert good.verdict is Verdict.ACCEPTED, good.message
     assert good.score > 60 and good.measure["test"] == "long_log"
     for name in ("every_xid_resets.py", "case_sensitive_bus.py"):
