@@ -34,7 +34,7 @@ after a failure the job restarts in `R = restart_s` and resumes from its last ch
 arriving at random (exponentially distributed) and that interval `t`:
 `efficiency = t / (M x exp(R / M) x (exp((t + d) / M) - 1))`.
 
-Both answers must be within a relative {RTOL:g} of the judge's, finite, one per job; a wrong
+Both answers must be within a relative 10^{int(np.log10(RTOL))} of the judge's, finite, one per job; a wrong
 answer names the first job that is off, its inputs, expected against actual, and the likely
 mistake. Jobs run on 1 to 32,768 nodes of 2,000 to 200,000 hours MTBF, checkpoint in 5 s to
 1 h and restart in 30 s to 1 h.

@@ -18,9 +18,9 @@ def place(nodes, jobs) -> dict:
     # returns {job_id: [node_id, [gpu indices]]} for the jobs placed
 ```
 
-A node lists the indices of its `free` GPUs and its NVLink domains: the groups of GPUs joined by
-NVLink (two domains of four on an 8-GPU HGX board, one of eight behind NVSwitch, pairs on PCIe
-cards with bridges, none on plain PCIe). A GPU may lie in no domain.
+A node lists the indices of its `free` GPUs and its NVLink domains, the groups of GPUs joined by
+NVLink (two of four on some 8-GPU boards, one of eight behind NVSwitch, pairs of PCIe cards
+joined by bridges, none on plain PCIe). A GPU may lie in no domain.
 
 Return one entry per job you place; a job you leave out waits for the next round. A placed job
 must get:
@@ -58,17 +58,17 @@ PYTHON_STARTER = '''def place(nodes, jobs):
 PYTHON_SIGNATURE = "def place(nodes, jobs) -> dict"
 
 NODE_KINDS = {     # the NVLink domains of each kind of 8-GPU (or 4-GPU) node
-    "hgx": [[0, 1, 2, 3], [4, 5, 6, 7]],
+    "two_quads": [[0, 1, 2, 3], [4, 5, 6, 7]],
     "nvswitch": [list(range(8))],
     "pcie_bridged": [[0, 1], [2, 3], [4, 5], [6, 7]],
     "pcie": [],
 }
-MIXES = {"hgx": {"hgx": 1.0},
-         "mixed": {"hgx": 0.5, "nvswitch": 0.2, "pcie_bridged": 0.2, "pcie": 0.1}}
+MIXES = {"two_quads": {"two_quads": 1.0},
+         "mixed": {"two_quads": 0.5, "nvswitch": 0.2, "pcie_bridged": 0.2, "pcie": 0.1}}
 JOB_SIZES = (1, 2, 4, 8)
 
 
-def _dims(nodes: int, jobs: int, mix: str = "hgx") -> dict:
+def _dims(nodes: int, jobs: int, mix: str = "two_quads") -> dict:
     return {"nodes": nodes, "jobs": jobs, "mix": mix}
 
 
@@ -80,13 +80,13 @@ TASK = FunctionTask(
     python_signature=PYTHON_SIGNATURE, cpp_signature=None, languages=("python",),
     tests={"cpu": cases(
         ("one_node", _dims(1, 6)),
-        ("hgx_rack", _dims(4, 16)),
-        ("hgx_pod", _dims(32, 120)),
+        ("rack", _dims(4, 16)),
+        ("pod", _dims(32, 120)),
         ("mixed_fleet", _dims(48, 200, "mixed")),
-        ("hgx_cluster", _dims(128, 500)),
+        ("cluster", _dims(128, 500)),
         ("mixed_cluster", _dims(192, 800, "mixed")),
     )},
-    samples=cases(("sample_hgx", _dims(2, 6)), ("sample_mixed", _dims(4, 10, "mixed"))),
+    samples=cases(("sample_two_nodes", _dims(2, 6)), ("sample_mixed", _dims(4, 10, "mixed"))),
     starters={"python": PYTHON_STARTER},
     performance=("quality",), quality_goal="max",
 )

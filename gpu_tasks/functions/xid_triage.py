@@ -41,7 +41,7 @@ What follows the number varies by driver and error. Every other line is no evide
 `bus_id` (as nvidia-smi prints it: `DDDDDDDD:BB:DD.F`) has the same domain, bus and device numbers.
 
 **The facts** (from `nvidia-smi -q` and a DCGM health check): `visible` is false when nvidia-smi
-cannot reach the GPU, and then `remapped_rows` and `dcgm_health` are null; `dcgm_health` is
+cannot reach the GPU, and then `remapped_rows` and `dcgm_health` are `None`; `dcgm_health` is
 `"pass"`, `"warn"` or `"fail"`.
 
 **The rules.** Each rule below that a GPU's evidence meets calls for an action; the GPU's answer

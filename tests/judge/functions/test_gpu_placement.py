@@ -24,7 +24,7 @@ WRONG = {
     "reuses_gpu.py": ("goes to job", "a GPU serves one job"),
     "domain_positions.py": ("free",),    # taken by a running job or by an earlier one
 }
-HGX = [[0, 1, 2, 3], [4, 5, 6, 7]]
+TWO_QUADS = [[0, 1, 2, 3], [4, 5, 6, 7]]
 
 
 def _place(name: str):
@@ -68,7 +68,7 @@ def test_the_reference_follows_its_own_rules_and_places_jobs(seed):
 
 
 def test_best_fit_takes_the_tightest_domain_and_keeps_whole_domains_free():
-    nodes = [{"id": "a", "free": [0, 1, 2, 4], "nvlink": HGX}, {"id": "b", "free": [4, 5, 6, 7], "nvlink": HGX}]
+    nodes = [{"id": "a", "free": [0, 1, 2, 4], "nvlink": TWO_QUADS}, {"id": "b", "free": [4, 5, 6, 7], "nvlink": TWO_QUADS}]
     jobs = [{"id": "j1", "gpus": 4, "nvlink": True}, {"id": "j2", "gpus": 2, "nvlink": False},
             {"id": "j3", "gpus": 2, "nvlink": True}, {"id": "j4", "gpus": 1, "nvlink": False}]
     placed = LOGIC.reference({"nodes": nodes, "jobs": jobs})
@@ -89,7 +89,7 @@ def test_generate_is_deterministic_per_seed_and_realistic():
             size = 4 if not n["nvlink"] else 8
             assert n["free"] == sorted(set(n["free"])) and all(0 <= g < size for g in n["free"])
     mixed = _states(2)[-1]["nodes"]
-    assert {len(n["nvlink"]) for n in mixed} == {0, 1, 2, 4}     # plain PCIe, NVSwitch, HGX, bridged pairs
+    assert {len(n["nvlink"]) for n in mixed} == {0, 1, 2, 4}     # plain PCIe, NVSwitch, two quads, bridged pairs
     fragmented = [n for n in mixed if 0 < len(n["free"]) < (8 if n["nvlink"] else 4)]
     assert len(fragmented) > len(mixed) // 3
 
@@ -140,7 +140,7 @@ def test_the_starter_runs_and_answers_wrong():
     ({"j3": ["c", [0, 1]]}, "the node has no NVLink"),
 ])
 def test_a_broken_rule_is_named(answer, words):
-    nodes = [{"id": "a", "free": [0, 1, 2, 4], "nvlink": HGX}, {"id": "b", "free": [4, 5, 6, 7], "nvlink": HGX},
+    nodes = [{"id": "a", "free": [0, 1, 2, 4], "nvlink": TWO_QUADS}, {"id": "b", "free": [4, 5, 6, 7], "nvlink": TWO_QUADS},
              {"id": "c", "free": [0, 1, 2, 3], "nvlink": []}]
     jobs = [{"id": "j1", "gpus": 4, "nvlink": True}, {"id": "j2", "gpus": 2, "nvlink": False},
             {"id": "j3", "gpus": 2, "nvlink": True}]
