@@ -28,11 +28,20 @@ def _setting(config: Mapping, key: str, default=None):
     return config.get(key) or os.environ.get(key) or os.environ.get("KERNELPATH_" + key) or default
 
 
+def _restore_sweep(visibility_s: int) -> dict:
+    """Kombu's sweep for messages a dead worker left unacknowledged runs every interval x
+    throttle seconds (10 x 10 by default, whatever the visibility timeout): a tenth of the
+    timeout here, between 1 and 100 s, so a short timeout hands work on soon after it passes."""
+    period = min(max(visibility_s // 10, 1), 100)
+    interval = min(period, 10)
+    return {"unacked_restore_interval": interval, "unacked_restore_throttle": max(period // interval, 1)}
+
+
 def make_celery(config: Mapping | None = None) -> Celery:
     config = config or {}
     broker = _setting(config, "CELERY_BROKER_URL", DEFAULT_BROKER)
     visibility = int(_setting(config, "CELERY_VISIBILITY_TIMEOUT", DEFAULT_VISIBILITY_TIMEOUT_S))
-    transport = {"visibility_timeout": visibility}
+    transport = {"visibility_timeout": visibility, **_restore_sweep(visibility)}
     prefix = _setting(config, "CELERY_KEY_PREFIX")
     if prefix:  # several installations (or test runs) sharing one Redis keep apart
         transport["global_keyprefix"] = prefix
