@@ -45,11 +45,12 @@ accesses, caches from 1 KiB to 1 MiB, lines from 16 to 256 bytes, from 1 way to 
 associative (one set).
 
 **Scoring.** 60 points when every hidden trace's four counts are right. Up to 40 more for speed:
-40 x min(1, reference time / your time) on the largest hidden trace (4,194,304 accesses, LRU,
-256 KiB, 16 ways), both timed in the same judging on the same inputs: a Python submission
-against the judge's Python reference (a dict per set, one pass over the trace: about 3 s on the
-judge's machine), a C++ submission against the judge's C++ reference built the same way (g++
--O2, an array of ways per set searched linearly: about 0.05 s)."""
+40 x min(1, 1.1 x reference time / your time) on the largest hidden trace (4,194,304 accesses,
+LRU, 256 KiB, 16 ways), both timed in the same judging on the same inputs (a short run is
+repeated, the best kept): a Python submission against the judge's Python reference (a dict per
+set, one pass over the trace: about 1.5 s on the judge's 2-core machine), a C++ submission
+against the judge's C++ reference built the same way (g++ -O2; each set's ways searched
+linearly, the oldest stamp evicted: about 0.2 s)."""
 
 PYTHON_STARTER = '''import numpy as np
 

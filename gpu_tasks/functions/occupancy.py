@@ -58,9 +58,9 @@ Example: 256 threads, 32 registers, no shared memory: 8 blocks, 64 warps, occupa
 limited by `warps` (registers allow 8 blocks too; `warps` comes first).
 
 **Scoring.** 60 points when every hidden launch is right. Up to 40 more for speed:
-40 x min(1, reference time / your time) over the largest hidden batch (4,000 launches, one call
-each), both timed in the same judging: the judge's Python reference, a few integer divisions per
-call, takes about 4 ms for the batch on the judge's machine."""
+40 x min(1, 1.1 x reference time / your time) over the largest hidden batch (4,000 launches, one
+call each), both timed in the same judging (best of several runs): the judge's Python reference,
+a few integer divisions per call, takes about 10 ms for the batch on the judge's 2-core machine."""
 
 PYTHON_STARTER = '''def occupancy(threads_per_block, registers_per_thread, shared_bytes_per_block):
     """Blocks and warps resident per SM on an H100 (compute capability 9.0)."""

@@ -116,3 +116,26 @@ def test_cli_tells_the_language_from_the_extension(tmp_path):
     rules.write_text("groups: []\n")
     r = _cli("--task", "cache_sim", str(rules))
     assert r.returncode == 2 and ".py or .cpp or .cc" in r.stderr
+
+
+def test_the_cpp_reference_agrees_with_the_python_reference():
+    """The tests' answers come from the C++ reference: on every hidden test's knobs (shorter
+    traces) and several seeds it answers as the Python reference does."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from assessments.judge import Limits
+    from assessments.judge.build_cache import BuildCache
+    from assessments.judge.kinds.cpp.reference import CppReference
+    from gpu_tasks.functions import TASKS, cache_sim
+
+    task = TASKS["cache_sim"]
+    run = SimpleNamespace(logic=cache_sim, task=task, cache=BuildCache(), limits=Limits(),
+                          isolation="bubblewrap")
+    cpp = CppReference(run)
+    for i, case in enumerate(task.tests["cpu"] + task.samples):
+        for seed in range(3):
+            dims = {**case.dims, "n": min(case.dims["n"], 40_000)}
+            args = cache_sim.generate(np.random.default_rng([seed, i]), dims)[0]
+            assert cpp.answer(args) == cache_sim.reference(args), (case.name, seed)
