@@ -91,7 +91,7 @@ def _dims(nodes: int, lines: int, focus: str = "mixed", gpus: int = 8) -> dict:
 
 TASK = FunctionTask(
     slug="xid_triage", title="Xid triage", difficulty="medium",
-    track="infrastructure", skills=("gpu_health", "gpu_cluster_operations", "nvidia_smi", "python"),
+    track="infrastructure", skills=("gpu_health", "gpu_cluster_operations", "nvidia_smi", "linux", "python"),
     summary="Decide per GPU whether to reset, drain or replace it from Xid errors and nvidia-smi facts.",
     statement=STATEMENT, function="triage",
     python_signature=PYTHON_SIGNATURE, cpp_signature=None, languages=("python",),
