@@ -60,7 +60,7 @@ class CocotbBackend:
     description = "Icarus Verilog with cocotb"
     # One simulation of the correct design; a mutant's is shorter (stages.mutant_limit).
     limits = Limits(cpu_s=60, wall_s=180.0, op_wall_s=20.0, memory=2 * GiB, processes=32,
-                    file_size=64 * MiB, scratch_size=256 * MiB)
+                    file_size=16 * MiB, scratch_size=256 * MiB)
     child_module = "assessments.judge.kinds.cocotb.child"
     child_files = CHILD_FILES
     site_entries = SITE_ENTRIES

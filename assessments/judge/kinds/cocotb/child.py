@@ -16,12 +16,10 @@ after cocotb's set-up and before the testbench is imported. This process runs no
 """
 from __future__ import annotations
 
-import argparse
 import base64
 import ctypes
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -57,40 +55,42 @@ def _simulate(msg: dict) -> dict:
     try:
         os.write(fd, base64.b64decode(msg["design"]))
         argv = [str(msg["vvp"]), "-n", "-m", str(msg["vpi"]), f"/proc/self/fd/{fd}"]
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, pass_fds=(fd,), close_fds=True)
+        # Inherited: stdout, stderr and the design; the pipes to the parent are not inheritable.
+        pid = os.posix_spawn(argv[0], argv, os.environ,
+                             file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0)])
     finally:
         os.close(fd)
     cap = float(msg.get("cpu_s") or 0.0)
     over = False
     while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
+        done, status, usage = os.wait4(pid, os.WNOHANG)
+        if done:
             break
-        if cap and _cpu_seconds(proc.pid) > cap:
+        if cap and _cpu_seconds(pid) > cap:
             over = True
-            os.kill(proc.pid, signal.SIGKILL)
-            pid, status, usage = os.wait4(proc.pid, 0)
+            os.kill(pid, signal.SIGKILL)
+            done, status, usage = os.wait4(pid, 0)
             break
         time.sleep(POLL_S)
-    proc.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-    return {"ok": True, "returncode": proc.returncode,
-            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+    killed = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    return {"ok": True, "returncode": -killed if killed else os.WEXITSTATUS(status), "signal": killed,
             "cpu_s": round(usage.ru_utime + usage.ru_stime, 3), "over_cpu": over}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="assessments.judge.kinds.cocotb.child")
-    parser.add_argument("--backend", required=True)
-    parser.add_argument("--scratch", required=True)
-    parser.add_argument("--request-fd", type=int, required=True)
-    parser.add_argument("--answer-fd", type=int, required=True)
-    args = parser.parse_args(argv)
-    os.chdir(args.scratch)
+    # --backend NAME --scratch DIR --request-fd N --answer-fd M (sandbox.child_argv); no argparse:
+    # this process starts once per simulation.
+    words = sys.argv[1:] if argv is None else argv
+    args = dict(zip(words[::2], words[1::2]))
+    requests, answers = int(args["--request-fd"]), int(args["--answer-fd"])
+    for fd in (requests, answers):
+        os.set_inheritable(fd, False)   # the simulator gets neither
+    os.chdir(args["--scratch"])
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     _undumpable()
     lines = LineBuffer()
     while True:
-        chunk = os.read(args.request_fd, 1 << 20)
+        chunk = os.read(requests, 1 << 20)
         if not chunk:
             return 0
         for msg in lines.feed(chunk):
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                 answer = {"ok": True, "bye": True}
             else:
                 answer = {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {msg.get('op')!r}"}}
-            os.write(args.answer_fd, encode(answer))
+            os.write(answers, encode(answer))
             if msg.get("op") == "exit":
                 return 0
 
