@@ -21,7 +21,7 @@ MARKERS = [Path("/tmp") / name for name in ("kp-hostile-function-marker", "kp-ho
                                             "kp-hostile-cpp-system", "kp-hostile-cpp-marker",
                                             "kp-hostile-cpp-ctor")]
 # Short limits: an endless loop or a bomb is stopped in seconds.
-LIMITS = Limits(cpu_s=20, wall_s=40.0, op_wall_s=4.0, memory=1024 ** 3, address_space=1024 ** 3,
+LIMITS = Limits(cpu_s=20, wall_s=40.0, op_wall_s=2.5, memory=1024 ** 3, address_space=1024 ** 3,
                 processes=32)
 
 # fixture -> (task, verdict with the screen on, verdict with it off); the C++ screen checks only
