@@ -36,6 +36,9 @@ SHARED = {
                                          "sends, the parent cuts again and counts",
     "assessments/judge/seccomp.py": "the filters' BPF assembly: the parent hands it to bubblewrap, "
                                     "the child installs it with exec refused (exec_ban.py)",
+    "assessments/judge/kinds/python/native.py": "ctypes calls through a task's extern \"C\" "
+                                                "signature: the child calls a submission's library, "
+                                                "the parent the task's C++ reference",
 }
 # Parent -> child imports that are not of a shared module, each with its reason.
 PARENT_MAY_IMPORT = {
@@ -115,10 +118,21 @@ def _graph() -> dict[str, set[str]]:
     return {_rel(p): imports(p) for p in sorted(JUDGE.rglob("*.py"))}
 
 
+def _every_backend() -> list:
+    """Every backend of every kind the judge knows (kinds.KNOWN)."""
+    from assessments.judge import kinds
+    out = []
+    for name in kinds.KNOWN:
+        kind = kinds.get_kind(name)
+        out += [kind.backend(b) for b in kind.backend_names()]
+    return out
+
+
 def _child_side() -> set[str]:
-    """Every module bound into some backend's sandbox."""
+    """Every module bound into some backend's sandbox, of every kind."""
     out = set()
-    for rel in set(CHILD_FILES).union(*(b.child_files for b in (*BACKENDS.values(), SIM))):
+    backends = (*BACKENDS.values(), SIM, *_every_backend())
+    for rel in set(CHILD_FILES).union(*(getattr(b, "child_files", ()) for b in backends)):
         path = REPO_ROOT / rel
         assert path.exists(), f"{rel} is bound for the child but does not exist"
         out |= {_rel(p) for p in path.rglob("*.py")} if path.is_dir() else {rel}
