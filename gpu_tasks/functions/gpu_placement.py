@@ -72,6 +72,9 @@ def _dims(nodes: int, jobs: int, mix: str = "two_quads") -> dict:
     return {"nodes": nodes, "jobs": jobs, "mix": mix}
 
 
+# A wrong answer's report shows the judge's answer as one right answer, not the only one.
+MANY_ANSWERS = True
+
 TASK = FunctionTask(
     slug="gpu_placement", title="Topology-aware GPU placement", difficulty="medium",
     track="infrastructure", skills=("gpu_scheduling", "nvlink", "python"),

@@ -18,6 +18,8 @@ never served:
                                           the answer (`to_cpp`, `from_cpp`)
     CPP_REFERENCE                         optional: a C++ reference source (timed against C++
                                           submissions)
+    MANY_ANSWERS = True                   optional: several answers are right (a placement, a
+                                          schedule); a report shows the judge's as one of them
 
 `gpu_tasks.functions.logic(slug)` is that module.
 """

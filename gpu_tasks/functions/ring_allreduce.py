@@ -47,6 +47,9 @@ PYTHON_STARTER = '''def schedule(p):
 
 PYTHON_SIGNATURE = "def schedule(p) -> list"
 
+# A wrong answer's report shows the judge's answer as one right answer, not the only one.
+MANY_ANSWERS = True
+
 TASK = FunctionTask(
     slug="ring_allreduce", title="Ring all-reduce schedule", difficulty="easy",
     track="infrastructure", skills=("collective_communication", "python"),

@@ -257,8 +257,10 @@ def wrong_answer(run, case, i: int, n: int, args: dict, expected, actual, why: s
     shown = show(run.logic, args)
     where = f"test {case.name}" + (f", call {i + 1} of {n}" if n > 1 else "")
     inline = f" ({shown})" if len(shown) <= 120 else ""
+    # Where many answers are right (a placement, a schedule) the judge's own is one of them.
+    label = "One right answer" if getattr(run.logic, "MANY_ANSWERS", False) else "Expected"
     details = (f"Test {case.name}" + (f", call {i + 1} of {n}" if n > 1 else "") + "\n"
-               f"Inputs:   {shown}\nExpected: {_compact(expected)}\nGot:      {_compact(actual)}")
+               f"Inputs:   {shown}\n{label}: {_compact(expected)}\nGot:      {_compact(actual)}")
     return Outcome(Verdict.WRONG_ANSWER, f"{where}{inline}: {why}", details=details)
 
 
