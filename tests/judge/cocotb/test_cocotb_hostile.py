@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from assessments.judge import sandbox
-from conftest import FAST, FIXTURES, HAVE_TOOLS, ROOT, judged
+from tb_stage import FAST, FIXTURES, HAVE_TOOLS, ROOT, judged
 
 pytestmark = pytest.mark.skipif(not HAVE_TOOLS, reason="Icarus Verilog or cocotb is not installed")
 HOSTILE = FIXTURES / "hostile"

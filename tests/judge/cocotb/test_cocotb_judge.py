@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from assessments.judge import Verdict
-from conftest import FIXTURES, HAVE_TOOLS, REFERENCE, ROOT, fixture, judged
+from tb_stage import FIXTURES, HAVE_TOOLS, REFERENCE, ROOT, fixture, judged
 from gpu_tasks.testbench import TASKS
 
 pytestmark = pytest.mark.skipif(not HAVE_TOOLS, reason="Icarus Verilog or cocotb is not installed")

@@ -11,7 +11,7 @@ import pytest
 
 from assessments.judge import Verdict, judge, kinds
 from assessments.judge.kinds.cocotb import static
-from conftest import HAVE_TOOLS, ROOT
+from tb_stage import HAVE_TOOLS, ROOT
 from gpu_tasks.rtl import TASKS as RTL_TASKS
 from gpu_tasks.testbench import TASKS, MutantError, TbTask
 
