@@ -51,7 +51,8 @@ A warp is ready at `t` when
   otherwise from the ready warp with the lowest id, which becomes the one it stays with.
 
 A warp finishes when its last-completing instruction completes (not necessarily its last
-one); `finish[w]` is that cycle and `cycles` the latest of them.
+one); `finish[w]` is that cycle and `cycles` the latest of them (in C++ both arrays arrive
+zeroed).
 
 A wrong answer names the first warp whose finish differs, expected against actual, and the
 likely mistake. Up to 64 warps, 1 to 4 schedulers, 500,000 instructions in all; latencies from
