@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from assessments.judge import Limits
-from conftest import FIXTURES, judge_file
+from tests.judge.functions.function_helpers import FIXTURES, judge_file
 
 HOSTILE = FIXTURES / "hostile"
 MARKERS = [Path("/tmp") / name for name in ("kp-hostile-function-marker", "kp-hostile-function-system",

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from assessments.judge import judge
-from conftest import FIXTURES, judge_file, small
+from tests.judge.functions.function_helpers import FIXTURES, judge_file, small
 
 ROOT = FIXTURES.parents[2]
 

@@ -4,7 +4,6 @@ imports is bound into its sandbox."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from assessments.judge.kinds.python.backend import CPU
 from assessments.judge.sandbox import CHILD_FILES, REPO_ROOT
