@@ -51,8 +51,8 @@ branches from loops, biased, patterned, correlated and data-dependent branches.
 40 x min(1, reference time / your time) on the largest hidden trace ({MAX_BRANCHES:,} branches,
 14 history bits, 16 table bits), both timed in the same judging: a Python submission against
 the judge's Python reference (the indices computed with numpy, then one loop over the branches:
-about 2 s on the judge's machine), a C++ submission against its C++ reference (one loop, g++
--O2: about 0.02 s)."""
+1 to 2 s on the judge's machine), a C++ submission against its C++ reference (one loop, g++
+-O2: about 0.03 s)."""
 
 PYTHON_STARTER = f'''import numpy as np
 
@@ -254,7 +254,7 @@ MISTAKES = {   # replayed in this order; the first that gives the same counts ex
     "start_at_0": "the counters started at 0; they start at 1 (weakly not-taken)",
     "start_at_2": "the counters started at 2; they start at 1 (weakly not-taken)",
     "pc_unshifted": "the index used the address itself; it uses pcs[i] >> 2",
-    "history_unmasked": (f"the history kept more than history_bits bits; it is cut to history_bits bits "
+    "history_unmasked": ("the history kept more than history_bits bits; it is cut to history_bits bits "
                          "after each update"),
     "history_msb": "the newest outcome entered the history at its top bit; it enters at bit 0",
     "gselect": "the history was concatenated to the address bits (gselect); gshare XORs them",

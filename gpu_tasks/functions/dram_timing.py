@@ -66,7 +66,7 @@ banks, rows below 65,536; the timing parameters are from 1 to 64 cycles with `tR
 **Scoring.** 60 points when every hidden trace's six figures are right. Up to 40 more for
 speed: 40 x min(1, reference time / your time) on the largest hidden trace (1,000,000 requests,
 FR-FCFS, 16 banks), both timed in the same judging: a Python submission against the judge's
-Python reference (the requests of each bank and row linked in order, one pass: about 3 s on the
+Python reference (the requests of each bank and row linked in order, one pass: 3 to 5 s on the
 judge's machine), a C++ submission against its C++ reference built the same way (g++ -O2: about
 0.3 s)."""
 

@@ -10,7 +10,7 @@ from .model import CppCall, CppParam, FunctionTask, cases
 POLICIES = ("lrr", "gto")
 ALU, LOAD = 0, 1
 MAX_WARPS = 64
-REPLAY_LIMIT = 250_000     # instructions: above this the checker explains without replaying
+REPLAY_LIMIT = 100_000     # instructions: above this the checker explains without replaying
 
 STATEMENT = """Simulate the warp schedulers of one GPU streaming multiprocessor (SM) over the
 instruction streams of its warps, cycle by cycle, and give the cycle at which each warp finishes.
@@ -62,8 +62,8 @@ likely mistake. Up to 64 warps, 1 to 4 schedulers, 500,000 instructions in all; 
 more for speed: 40 x min(1, reference time / your time) on the largest hidden test (48 warps, 4
 schedulers, GTO, 500,000 instructions), both timed in the same judging: a Python submission
 against the judge's Python reference (cycle by cycle, skipping cycles where nothing can issue:
-about 3 s on the judge's machine), a C++ submission against its C++ reference built the same way
-(g++ -O2: about 0.05 s)."""
+0.5 to 5 s on the judge's machine, by kernel), a C++ submission against its C++ reference built
+the same way (g++ -O2: under 0.1 s)."""
 
 PYTHON_STARTER = '''import numpy as np
 
