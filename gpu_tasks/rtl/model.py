@@ -1,4 +1,4 @@
-"""A hardware-design task: the module's name, clock, ports and parameters, its tests' parameter
+"""A hardware-design task: the module's name, clocks, ports and parameters, its tests' parameter
 sets, and where its reference design is."""
 from __future__ import annotations
 
@@ -20,6 +20,19 @@ class Port:
 
 
 @dataclass(frozen=True)
+class Domain:
+    """One clock domain of a task with several clocks: its clock (rising edge), its reset (active
+    low, asserted asynchronously) and the other ports that belong to it. `data`: inputs whose words
+    the design stores for the other domain to read (a FIFO's `wdata`): storage loaded from them may
+    be read across without a synchronizer."""
+    clock: str
+    reset: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    data: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class RtlTask:
     slug: str
     title: str
@@ -28,13 +41,16 @@ class RtlTask:
     summary: str
     statement: str
     module: str                  # the top module's name
-    clock: str                   # the rising-edge clock the judge drives
+    clock: str                   # the rising-edge clock the judge drives (with domains: the first's)
     ports: tuple[Port, ...]
     defaults: dict               # the module's parameters as the statement declares them
     tests: dict[str, tuple[TestCase, ...]]   # per backend: each case's dims are a parameter set
     samples: tuple[TestCase, ...] = ()
     cycles: int = 3000           # cycles per hidden test (samples: a tenth)
     synth_params: dict = field(default_factory=dict)   # the parameter set the score synthesizes
+    # Several clocks: each domain's clock, reset and ports (empty: one clock, `clock`). A test
+    # then counts `cycles` edges of all the clocks together.
+    domains: tuple[Domain, ...] = ()
     kind: str = "verilog"
     track: str = TRACK
 
@@ -44,6 +60,10 @@ class RtlTask:
     @property
     def sample_cases(self) -> tuple[TestCase, ...]:
         return self.samples
+
+    @property
+    def clocks(self) -> tuple[str, ...]:
+        return tuple(d.clock for d in self.domains) or (self.clock,)
 
     @property
     def reference_path(self) -> Path:

@@ -3,7 +3,8 @@ run's view of the build cache) and drives them cycle by cycle as asked. It never
 task's checker or reference; stimulus comes in, outputs go out.
 
     {"op": "simulate", "model": "<file in the view>", "ports": [...], "clock": "clk",
-     "cycles": [{input: value}, ...], "probes": {"cycle": [{input: value}, ...]}}
+     "cycles": [{input: value}, ...], "probes": {"cycle": [{input: value}, ...]},
+     "edges": ["wclk", "rclk", ...] (several clocks: the one rising at each cycle)}
         -> {"ok": true, "rows": [{"before": {...}, "after": {...}, "probed": [...]}, ...]}
     {"op": "exit"} -> {"ok": true}
 """
@@ -32,7 +33,10 @@ def _serve(msg: dict, builds: str) -> dict:
     model = driver.Model(os.path.join(builds, name), msg["ports"])
     try:
         probes = {int(k): v for k, v in (msg.get("probes") or {}).items()}
-        rows = driver.simulate(model, msg["clock"], msg["cycles"], probes)
+        edges = msg.get("edges")
+        if edges is not None and not (len(edges) == len(msg["cycles"]) and set(edges) <= set(model.index)):
+            return {"ok": False, "error": {"kind": "protocol", "message": "bad edges"}}
+        rows = driver.simulate(model, msg["clock"], msg["cycles"], probes, edges)
     except driver.ModelError as exc:
         return {"ok": False, "error": {"kind": "finish", "message": str(exc)}}
     finally:

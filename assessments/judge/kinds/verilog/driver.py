@@ -4,7 +4,9 @@ the run sandbox's child does with a design. Standard library only.
 Each cycle: the cycle's inputs are applied with the clock low and the model evaluated (the
 outputs read then are "before the edge"), then the clock rises and the outputs are read again
 ("after the edge"). `probes` are input variations applied before the edge without a clock, to
-see outputs that follow inputs combinationally.
+see outputs that follow inputs combinationally. A design with several clocks gets `edges`, the
+clock that rises at each cycle (the edges of all its clocks in time order); the others keep
+their level, and an input such as an asynchronous reset acts when it is applied, before the edge.
 """
 from __future__ import annotations
 
@@ -50,11 +52,13 @@ class Model:
             self._sim = None
 
 
-def simulate(model: Model, clock: str, cycles: list[dict], probes: dict | None = None) -> list[dict]:
+def simulate(model: Model, clock: str, cycles: list[dict], probes: dict | None = None,
+             edges: list[str] | None = None) -> list[dict]:
     """[{"before": outputs, "after": outputs, "probed": [outputs per variation]}] per cycle."""
     out = []
     for c, inputs in enumerate(cycles):
-        model.set(clock, 0)
+        rising = edges[c] if edges else clock
+        model.set(rising, 0)
         for name, value in inputs.items():
             model.set(name, value)
         model.eval()
@@ -70,7 +74,7 @@ def simulate(model: Model, clock: str, cycles: list[dict], probes: dict | None =
             for name, value in inputs.items():   # back to the cycle's own inputs
                 model.set(name, value)
             model.eval()
-        model.set(clock, 1)
+        model.set(rising, 1)
         model.eval()
         row["after"] = model.read()
         out.append(row)

@@ -5,12 +5,18 @@ the checker's stimulus and compare what comes back, cycle by cycle, in the paren
 The child never sees the checker, the reference design or the seed: it gets inputs, answers
 outputs. A mismatch is a wrong_answer naming the cycle, the signal, both values and the inputs of
 the cycles before it.
+
+A task with several clocks (`RtlTask.domains`) runs the same way over edges of all its clocks in
+time order (checkers.clocks.Edge): its models are built from Yosys's netlist with the
+metastability model in it (cdc.py), a crossing without a synchronizer is a wrong_answer before
+any edge, and each edge's `late` inputs come from metastability.py.
 """
 from __future__ import annotations
 
 import base64
 import binascii
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -29,7 +35,8 @@ from ...report import TestReport
 from ...runner import ChildDied, ChildProcess
 from ...sandbox import SandboxSpec
 from ...verdicts import Verdict
-from . import checkers, verilator_build, waveform
+from . import checkers, metastability, mismatch, verilator_build, waveform
+from .checkers.clocks import Edge
 
 BUILD_MODULE = "assessments.judge.kinds.verilog.compile_job"
 JOB_FILES = JobFiles(("assessments/__init__.py", "assessments/judge/__init__.py",
@@ -37,10 +44,10 @@ JOB_FILES = JobFiles(("assessments/__init__.py", "assessments/judge/__init__.py"
                       "assessments/judge/kinds/verilog/__init__.py",
                       "assessments/judge/kinds/verilog/compile_job.py",
                       "assessments/judge/kinds/verilog/verilator_build.py",
-                      "assessments/judge/kinds/verilog/synth.py"), ())
+                      "assessments/judge/kinds/verilog/synth.py", "assessments/judge/kinds/verilog/netlist.py",
+                      "assessments/judge/kinds/verilog/cdc.py"), ())
 MAX_SOURCE = 256 * 1024
 SAMPLE_SHARE = 10          # a sample test runs a tenth of a hidden test's cycles
-HISTORY = 6                # cycles of inputs shown before a mismatch
 
 
 @dataclass
@@ -49,6 +56,7 @@ class RtlRun(Run):
     view: Any = None
     child: Any = None
     models: dict | None = None      # parameter key -> (file in the view, ports)
+    crossings: dict | None = None   # parameter key -> the model's crossings (cdc.py; several clocks only)
     lint: str = ""
     synthesized: dict | None = None   # Yosys's answers: {"design": ..., "reference": ...}
 
@@ -66,7 +74,7 @@ def fingerprint() -> str:
     if not _fingerprint:
         h = hashlib.sha256(b"kp-rtl-1")
         here = Path(__file__).resolve().parent
-        for name in ("verilator_build.py", "compile_job.py", "synth.py"):
+        for name in ("verilator_build.py", "compile_job.py", "synth.py", "netlist.py", "cdc.py"):
             h.update((here / name).read_bytes())
         for cmd in (["verilator", "--version"], [verilator_build.CXX, "--version"], ["yosys", "-V"]):
             try:
@@ -141,7 +149,8 @@ def load(run: RtlRun) -> None:
             runtime = runtime_object()
         except (verilator_build.BuildError, RuntimeError, OSError) as exc:
             raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the judge cannot build simulation models: {exc}")) from None
-        keys = {p: build_cache.key("rtl", fingerprint(), run.source, task.module, p) for p in sets}
+        keys = {p: build_cache.key("rtl", fingerprint(), run.source, task.module, p, *_domains_key(task))
+                for p in sets}
         missing = [p for p in sets if run.cache.get("builds", keys[p]) is None]
         synthesis = _start_synthesis(run)   # Yosys beside Verilator
         try:
@@ -149,17 +158,27 @@ def load(run: RtlRun) -> None:
                 _build(run, [sets[p] for p in missing], [keys[p] for p in missing], runtime)
         finally:
             results = _finish_synthesis(run, synthesis)
-        run.models = {}
+        run.models, run.crossings = {}, {}
         for p, k in keys.items():
             entry = run.cache.get("builds", k)
             if entry is None or not entry.get("ok"):
                 log = (entry or {}).get("log") or "the design does not build"
+                if (entry or {}).get("verdict") == Verdict.NOT_SYNTHESIZABLE.value:   # Yosys refused it
+                    raise Decided(Outcome(Verdict.NOT_SYNTHESIZABLE, f"not synthesizable: {entry.get('message')}",
+                                          compile_log=log))
                 raise Decided(Outcome(Verdict.COMPILE_ERROR, _first_line(log), compile_log=log))
             run.models[p] = (run.view.add(k), entry["meta"]["ports"])
+            if "crossings" in entry["meta"]:
+                run.crossings[p] = entry["meta"]["crossings"]
             run.lint = run.lint or entry["meta"].get("lint", "")
     _check_ports(run)
     run.synthesized = results
     _note_synthesis(run)
+
+
+def _domains_key(task) -> tuple[str, ...]:
+    """What a model of a task with several clocks depends on besides the design: its domains."""
+    return (json.dumps([vars(d) for d in task.domains], sort_keys=True),) if task.domains else ()
 
 
 def _start_synthesis(run: RtlRun) -> dict:
@@ -216,8 +235,10 @@ def _build(run: RtlRun, params: list[dict], keys: list[str], runtime: Path) -> N
     jobs = []
     try:
         for ps, _ in halves:
-            jobs.append(compile_sandbox.Job(BUILD_MODULE, {"source": run.source, "top": run.task.module,
-                                                           "params": ps, "runtime": str(runtime)},
+            job = {"source": run.source, "top": run.task.module, "params": ps, "runtime": str(runtime)}
+            if run.task.domains:
+                job["domains"] = [vars(d) for d in run.task.domains]
+            jobs.append(compile_sandbox.Job(BUILD_MODULE, job,
                                             timeout_s=run.limits.compile_s, isolation=run.isolation,
                                             readonly=(str(runtime),), files=JOB_FILES))
         for job, (ps, ks) in zip(jobs, halves):
@@ -232,7 +253,10 @@ def _build(run: RtlRun, params: list[dict], keys: list[str], runtime: Path) -> N
                 if result.get("internal"):
                     raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the judge could not build the design: {result.get('log')}"))
                 if not result.get("ok"):
-                    run.cache.put("builds", k, {"ok": False, "log": str(result.get("log", ""))})
+                    failed = {"ok": False, "log": str(result.get("log", ""))}
+                    if result.get("verdict"):
+                        failed.update(verdict=str(result["verdict"]), message=str(result.get("message", "")))
+                    run.cache.put("builds", k, failed)
                     break
                 try:
                     library = base64.b64decode(result["so"], validate=True)
@@ -255,7 +279,8 @@ def _check_ports(run: RtlRun) -> None:
     """Every port of the statement, with its direction, and no other input."""
     task = run.task
     for p, (_, ports) in run.models.items():
-        have = {x["name"]: x for x in ports}
+        added = _added_ports(run.crossings.get(p))
+        have = {x["name"]: x for x in ports if x["name"] not in added}
         for want in task.ports:
             got = have.get(want.name)
             if got is None:
@@ -270,26 +295,51 @@ def _check_ports(run: RtlRun) -> None:
                                                          f"give: {', '.join(extra)}"))
 
 
+def _added_ports(crossings: dict | None) -> set[str]:
+    """The ports the judge's metastability model adds to a design (none with one clock)."""
+    return {name for names in ((crossings or {}).get("ports") or {}).values() for name in names}
+
+
+def _as_edges(task, stimulus: list) -> list[Edge]:
+    """The checker's stimulus as edges: a task with several clocks gives them; with one clock,
+    cycle c is an edge of `task.clock` at time c."""
+    if task.domains:
+        return stimulus
+    return [Edge(task.clock, c, c, inputs) for c, inputs in enumerate(stimulus)]
+
+
 def run_test(run: RtlRun, index: int, case, test: TestReport) -> None:
     task = run.task
     params = dict(case.dims)
     checker = checkers.CHECKERS[task.slug](params)
     rng = random.Random(f"{run.seed}:{index}")
     cycles = task.cycles // (SAMPLE_SHARE if run.report.suite == "samples" else 1)
-    stimulus = checker.stimulus(rng, cycles)
+    edges = _as_edges(task, checker.stimulus(rng, cycles))
+    stimulus = [e.inputs for e in edges]
     probes = {}
     if hasattr(checker, "probe"):
         for c in range(len(stimulus)):
             variations = checker.probe(c)
             if variations:
                 probes[str(c)] = variations
-    model, ports = run.models[_params_key(params)]
+    key = _params_key(params)
+    model, ports = run.models[key]
     # "cycle 12 with WIDTH=8, DEPTH=16: ..."; a design without parameters: "cycle 12 of test stream2: ..."
     where = (f"with {', '.join(f'{k}={v}' for k, v in params.items())}" if params
              else f"of test {case.name}")
+    request = {"op": "simulate", "model": model, "ports": ports, "clock": task.clock, "cycles": stimulus,
+               "probes": probes}
+    draws = None      # the metastability model's, with several clocks
+    if task.domains:
+        crossings = run.crossings.get(key) or {}
+        if crossings.get("problems"):
+            raise Decided(mismatch.unsynchronized(where, crossings["problems"]))
+        draws = metastability.Metastability(crossings, task.domains, random.Random(f"{run.seed}:{index}:late"))
+        late = draws.plan(edges)
+        request.update(cycles=[{**inputs, **drawn} for inputs, drawn in zip(stimulus, late)],
+                       edges=[e.clock for e in edges])
     try:
-        ans = run.child.request({"op": "simulate", "model": model, "ports": ports, "clock": task.clock,
-                                 "cycles": stimulus, "probes": probes})
+        ans = run.child.request(request)
     except ChildDied as died:
         if died.reason == "wall":
             raise Decided(Outcome(Verdict.TIME_LIMIT_EXCEEDED, f"the simulation {where} did not finish within "
@@ -305,37 +355,22 @@ def run_test(run: RtlRun, index: int, case, test: TestReport) -> None:
     rows = msg.get("rows") or []
     if len(rows) != len(stimulus):
         raise Decided(Outcome(Verdict.INTERNAL_ERROR, "the simulation answered a different number of cycles"))
+    hidden = _added_ports(run.crossings.get(key))
     for c, (inputs, row) in enumerate(zip(stimulus, rows)):
-        found = checker.before_edge(c, inputs, row["before"])
+        before = {k: v for k, v in row["before"].items() if k not in hidden}
+        found = draws.tear(c, edges[c], row["before"]) if draws else None
+        found = found or checker.before_edge(c, inputs, before)
         if found is None and row.get("probed") and hasattr(checker, "probed"):
             found = checker.probed(c, list(zip(checker.probe(c) or [], row["probed"])))
         if found is None:
-            found = checker.after_edge(c, inputs, row["after"])
+            found = checker.after_edge(c, inputs, {k: v for k, v in row["after"].items() if k not in hidden})
         if found is not None:
-            run.report.waveform = waveform.window(ports, task.clock, stimulus, rows, c, found.signal,
-                                                  found.expected)
-            raise Decided(_mismatch(task, where, c, found, stimulus, rows, ports))
-
-
-def _mismatch(task, where: str, cycle: int, m, stimulus: list, rows: list, ports: list) -> Outcome:
-    """The verdict, with the inputs and outputs of the cycles up to the mismatch as a table."""
-    message = f"cycle {cycle} {where}: `{m.signal}` is {m.actual}, expected {m.expected}: {m.why}"
-    widths = {p["name"]: p["width"] for p in ports}
-    ins = [p.name for p in task.ports if p.direction == "input" and p.name != task.clock]
-    outs = [p.name for p in task.ports if p.direction == "output"]
-
-    def show(name: str, value) -> str:
-        w = widths.get(name, 1)
-        return str(value) if w < 8 or value is None else f"{w}'h{int(value):x}"   # data in hex
-
-    table = [["cycle", *ins, "|", *outs]]
-    for c in range(max(cycle - HISTORY, 0), cycle + 1):
-        table.append([str(c), *(show(n, stimulus[c].get(n)) for n in ins), "|",
-                      *(show(n, rows[c]["after"].get(n)) for n in outs)])
-    cols = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-    lines = ["  ".join(v.rjust(cols[i]) for i, v in enumerate(r)) for r in table]
-    return Outcome(Verdict.WRONG_ANSWER, message,
-                   details="Inputs at each edge and outputs after it:\n" + "\n".join(lines))
+            if task.domains:
+                run.report.waveform = waveform.edges_window(ports, edges, rows, c, found.signal, found.expected, hidden)
+            else:
+                run.report.waveform = waveform.window(ports, task.clock, stimulus, rows, c, found.signal,
+                                                      found.expected)
+            raise Decided(mismatch.outcome(task, where, c, found, edges, rows, ports))
 
 
 def after_tests(run: RtlRun) -> None:

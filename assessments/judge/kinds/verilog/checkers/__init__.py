@@ -10,6 +10,11 @@ The driver's cycle protocol, which every checker is written for. For each cycle 
   3. raise clk (the rising edge), evaluate, read all outputs, call `after_edge(c, inputs, outputs)`.
 Each call returns the first `Mismatch` it finds or None; the driver stops at the first mismatch.
 
+A task with several clocks (`RtlTask.domains`): `stimulus` returns a `clocks.Edge` per rising
+edge of any clock, in time order, with every input (the clocks left out) as applied just before
+it; cycle c above is the index of an edge in that list, and its clock is `edge.clock`. Steps 1
+and 3 then happen around that clock's edge alone, the other clocks keeping their level.
+
 Rules shared by the checkers:
   - Nothing is judged until an edge with rst_n low: before it the design's state is undefined.
   - Outputs read before the edge of a reset cycle (rst_n low) are not judged: a design may gate
