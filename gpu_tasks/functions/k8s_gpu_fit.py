@@ -80,7 +80,7 @@ answered, the node's and pod's facts behind it and the likely mistake.
 for GPU pods, MIG nodes, cordoned and not-ready nodes, CPU and system nodes; training, inference,
 batch and DaemonSet pods; up to 2,000 nodes or 1,000 pods. Up to 40 more for speed: 40 x min(1,
 1.1 x reference time / your time) on the largest cluster, both timed in the same judging (the
-reference reads each node and pod once, then checks every pair: about 0.1 s on the judge's
+reference reads each node and pod once, then checks every pair: about 0.05 s on the judge's
 machine)."""
 
 PYTHON_STARTER = '''def fit(nodes, pods):
@@ -728,7 +728,10 @@ def _likely_mistake(args: dict, node: dict, pod: dict, got, actual: dict) -> str
             prepped = [_prep_node(n, m) for n in nodes]
             return sum(_reason(pp, pn, m) == a for p, row in zip(pods, said)
                        for pp in (_prep_pod(p, m),) for pn, a in zip(prepped, row))
-        found.sort(key=agreement, reverse=True)      # stable: ties keep the listed order
+        scores = {m: agreement(m) for m in found}
+        found.sort(key=scores.get, reverse=True)     # stable: ties keep the listed order
+        if scores[found[0]] == scores[found[1]]:     # nothing in the answer tells them apart
+            return f"{MISTAKES[found[0]]} (or: {MISTAKES[found[1]]})"
     return MISTAKES[found[0]] if found else None
 
 
