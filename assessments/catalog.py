@@ -34,10 +34,7 @@ def _skill(skill_id: str) -> dict:
             "category": skill.category if skill else None}
 
 
-def track_of(task) -> str:
-    """The track a task is written for: its own `track`, or software optimization (CuPy)."""
-    declared = (getattr(task, "track", None) or "software_optimization").replace(" ", "_")
-    return declared if declared in TRACKS else "software_optimization"
+track_of = bank.track_of
 
 
 def _tracks(task) -> list[str]:

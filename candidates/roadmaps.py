@@ -39,11 +39,13 @@ def catalog():
     return load_resources(CATALOG)
 
 
-def practice_tasks() -> dict[str, list[str]]:
-    """Skill id -> task slugs that evidence it, easiest first."""
+def practice_tasks(track: str | None = None) -> dict[str, list[str]]:
+    """Skill id -> task slugs that evidence it: those written for `track` first (Python for an
+    RTL learner is practised on a testbench before a cache simulator), then easiest first."""
     order = {"easy": 0, "medium": 1, "hard": 2}
     out: dict[str, list[str]] = {}
-    for slug, task in sorted(bank.tasks().items(), key=lambda kv: (order.get(kv[1].difficulty, 3), kv[0])):
+    for slug, task in sorted(bank.tasks().items(), key=lambda kv: (
+            track is not None and bank.track_of(kv[1]) != track, order.get(kv[1].difficulty, 3), kv[0])):
         for skill in task.skills:
             out.setdefault(skill, []).append(slug)
     return out
@@ -124,7 +126,7 @@ def plan(user: User | None, data: dict) -> dict:
     resources, milestones = catalog()
     roadmap = build_roadmap(skills, load_taxonomy(), verified=verified, claimed=claimed,
                             hours_per_week=data.get("hours_per_week", 10), resources=resources,
-                            practice=practice_tasks(), milestones=milestones, track=track)
+                            practice=practice_tasks(track), milestones=milestones, track=track)
     salary = salary_band(track, level, data.get("location"), postings=salary_postings()) if track else None
     for step in roadmap["steps"]:
         step["postings"] = support.get(step["skill"])

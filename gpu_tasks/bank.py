@@ -42,6 +42,15 @@ def find(slug: str):
     return tasks().get(slug)
 
 
+TRACKS = ("infrastructure", "hardware_design", "architecture_modeling", "software_optimization")
+
+
+def track_of(task) -> str:
+    """The track a task is written for: its own `track`, or software optimization (CuPy)."""
+    declared = (getattr(task, "track", None) or "software_optimization").replace(" ", "_")
+    return declared if declared in TRACKS else "software_optimization"
+
+
 def kind_of(task) -> str:
     return getattr(task, "kind", None) or "cupy"
 
