@@ -80,98 +80,63 @@ def _ports(task) -> list[dict]:
              "note": p.note} for p in task.ports]
 
 
-def _design_detail(task) -> dict:
-    """A hardware-design task: its module's header, ports and parameters, simulated cases."""
-    from gpu_tasks.rtl.starter import module_header
+def _common(task, check: str) -> dict:
+    """What every kind's detail has: the summary, statement, cases and starters."""
+    starters = dict(_starters(task.slug))
     return {
         **summary(task),
         "statement": task.statement,
-        "signature": module_header(task),
-        "module": task.module,
-        "clock": task.clock,
-        "ports": _ports(task),
-        "parameters": dict(task.defaults),
-        "synthesized": dict(task.synth_params),
-        "args": [], "check": "cycle-accurate simulation against a reference model, then synthesis",
-        "tolerance": {},
+        "args": [], "check": check, "tolerance": {}, "benchmark": {},
         "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
         "tests": {backend: len(cases) for backend, cases in task.tests.items()},
-        "benchmark": {},
-        "styles": list(_starters(task.slug)),
-        "starters": dict(_starters(task.slug)),
+        "styles": list(starters),
+        "starters": starters,
     }
+
+
+def _module(design) -> dict:
+    """A design's module: its header, name, clock and ports."""
+    from gpu_tasks.rtl.starter import module_header
+    return {"signature": module_header(design), "module": design.module, "clock": design.clock,
+            "ports": _ports(design)}
+
+
+def _design_detail(task) -> dict:
+    """A hardware-design task: its module's header, ports and parameters, simulated cases."""
+    return {**_common(task, "cycle-accurate simulation against a reference model, then synthesis"),
+            **_module(task), "parameters": dict(task.defaults),
+            "synthesized": dict(task.synth_params)}
 
 
 def _testbench_detail(task) -> dict:
     """A verification task: the design under test's header and ports (never its code)."""
-    from gpu_tasks.rtl import TASKS as DESIGNS
-    from gpu_tasks.rtl.starter import module_header
-    design = DESIGNS[task.design]   # the RTL bank's task under test
-    return {
-        **summary(task),
-        "statement": task.statement,
-        "signature": module_header(design),
-        "module": design.module,
-        "clock": design.clock,
-        "ports": _ports(design),
-        "parameters": dict(task.params),
-        "args": [], "check": "your tests run against the correct design and hidden mutants",
-        "tolerance": {},
-        "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
-        "tests": {backend: len(cases) for backend, cases in task.tests.items()},
-        "benchmark": {},
-        "styles": list(_starters(task.slug)),
-        "starters": dict(_starters(task.slug)),
-    }
+    return {**_common(task, "your tests run against the correct design and hidden mutants"),
+            **_module(task.rtl), "parameters": dict(task.params)}
 
 
 def _function_detail(task) -> dict:
     """A function task (Python, some in C++ too): its signatures per language."""
-    signatures = {"python": task.python_signature}
-    if getattr(task, "cpp_signature", None):
-        signatures["cpp"] = task.cpp_signature
-    return {
-        **summary(task),
-        "statement": task.statement,
-        "signature": task.python_signature,
-        "signatures": signatures,
-        "function": task.function,
-        "args": [], "check": "hidden randomized inputs against a reference", "tolerance": {},
-        "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
-        "tests": {backend: len(cases) for backend, cases in task.tests.items()},
-        "benchmark": {},
-        "styles": list(_starters(task.slug)),
-        "starters": dict(_starters(task.slug)),
-    }
+    signatures = {lang: task.signature(lang) for lang in task.languages}
+    return {**_common(task, "hidden randomized inputs against a reference"),
+            "signature": task.python_signature, "signatures": signatures, "function": task.function}
 
 
 def _rules_detail(task) -> dict:
     """A rules task: a Prometheus rule file checked by promtool on hidden series."""
-    return {
-        **summary(task),
-        "statement": task.statement,
-        "signature": "a Prometheus rule file (YAML)",
-        "args": [], "check": "promtool test rules against hidden series", "tolerance": {},
-        "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
-        "tests": {backend: len(cases) for backend, cases in task.tests.items()},
-        "benchmark": {},
-        "styles": list(_starters(task.slug)),
-        "starters": dict(_starters(task.slug)),
-    }
+    return {**_common(task, "promtool test rules against hidden series"),
+            "signature": "a Prometheus rule file (YAML)"}
+
+
+DETAILS = {"verilog": _design_detail, "cocotb": _testbench_detail, "python": _function_detail,
+           "promql": _rules_detail}
 
 
 def detail(task) -> dict:
     """Everything a candidate needs to solve the task; never the reference or the hidden seeds."""
-    kind = bank.kind_of(task)
-    if kind == "verilog":
-        return _design_detail(task)
-    if kind == "cocotb":
-        return _testbench_detail(task)
-    if kind == "python":
-        return _function_detail(task)
-    if kind == "promql":
-        return _rules_detail(task)
-    return {
+    other = DETAILS.get(bank.kind_of(task))
+    if other is not None:
+        return other(task)
+    return {   # a CuPy task
         **summary(task),
         "statement": task.statement,
         "signature": task.signature,

@@ -4,15 +4,9 @@ several parameter sets. Each module of this package gives `TASKS`, a tuple of Rt
 designs live in reference/ and are never served."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
+from ..discover import tasks_in
 from .model import Port, RtlTask, cases
 
-TASKS: dict[str, RtlTask] = {}
-for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    if _info.name != "model":
-        for _task in getattr(importlib.import_module(f"{__name__}.{_info.name}"), "TASKS", ()):
-            TASKS[_task.slug] = _task
+TASKS = tasks_in(__name__, __path__, helpers={"model", "starter"})
 
 __all__ = ["TASKS", "Port", "RtlTask", "cases"]

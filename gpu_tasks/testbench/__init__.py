@@ -3,15 +3,9 @@ judged against the correct design and its hidden mutants. Each module of this pa
 `TASKS`, a tuple of TbTask; mutants and reference testbenches are never served."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
+from ..discover import tasks_in
 from .model import CORRECT, Mutant, MutantError, TbTask
 
-TASKS: dict[str, TbTask] = {}
-for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    if _info.name != "model" and not _info.ispkg:
-        for _task in getattr(importlib.import_module(f"{__name__}.{_info.name}"), "TASKS", ()):
-            TASKS[_task.slug] = _task
+TASKS = tasks_in(__name__, __path__, helpers={"model"})
 
 __all__ = ["CORRECT", "TASKS", "Mutant", "MutantError", "TbTask"]
