@@ -112,11 +112,15 @@ def _kill_group(proc):
     proc.wait(timeout=30)
 
 
+@pytest.fixture
+def fresh_database(new_database, migrated_database):
+    """A database of its own for each test, as `flask db upgrade` leaves it."""
+    return new_database(template=migrated_database)
+
+
 def _env(database_url, **extra):
     env = dict(os.environ, FLASK_APP="app", DATABASE_URL=database_url, KERNELPATH_SECRET_KEY="q")
     env.update(extra)
-    subprocess.run([sys.executable, "-m", "flask", "db", "upgrade"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
     return env
 
 
@@ -133,10 +137,10 @@ def _attempts(database_url, sub_id):
 
 
 @pytest.fixture(params=["local", "celery"])
-def engine_env(request, new_database):
+def engine_env(request, fresh_database):
     if request.param == "celery" and not _redis_up():
         pytest.skip(f"Redis is not reachable at {REDIS_URL}")
-    env = _env(new_database(), KERNELPATH_GRADING_QUEUE=request.param,
+    env = _env(fresh_database, KERNELPATH_GRADING_QUEUE=request.param,
                CELERY_BROKER_URL=REDIS_URL, KERNELPATH_CELERY_KEY_PREFIX=f"kp-test-{uuid.uuid4().hex}:")
     return request.param, env
 
@@ -161,10 +165,10 @@ def _all(managers):
         yield
 
 
-def test_a_killed_celery_worker_leaves_its_submission_to_another(new_database):
+def test_a_killed_celery_worker_leaves_its_submission_to_another(fresh_database):
     if not _redis_up():
         pytest.skip(f"Redis is not reachable at {REDIS_URL}")
-    database_url = new_database()
+    database_url = fresh_database
     env = _env(database_url, KERNELPATH_GRADING_QUEUE="celery", CELERY_BROKER_URL=REDIS_URL,
                KERNELPATH_CELERY_KEY_PREFIX=f"kp-test-{uuid.uuid4().hex}:",
                CELERY_VISIBILITY_TIMEOUT="5")
@@ -185,8 +189,8 @@ def test_a_killed_celery_worker_leaves_its_submission_to_another(new_database):
         assert api.call("GET", f"/api/v1/submissions/{sub_id}")[1]["finished_at"] == final["finished_at"]
 
 
-def test_the_local_engine_grades_queued_work_after_a_restart(new_database):
-    env = _env(new_database(), KERNELPATH_GRADING_QUEUE="local", KERNELPATH_GRADING_WORKERS="1")
+def test_the_local_engine_grades_queued_work_after_a_restart(fresh_database):
+    env = _env(fresh_database, KERNELPATH_GRADING_QUEUE="local", KERNELPATH_GRADING_WORKERS="1")
     with serving(env) as (base, server):
         api = Api(base)
         api.sign_up("cand@example.com")
