@@ -2,7 +2,8 @@
 
 The core (engine.py) drives a judging through `Kind` alone and never imports a kind's modules:
 it looks the kind up here by the name a task declares (`task.kind`). A new kind is a folder
-whose `kind.py` has a module-level `KIND` that satisfies the protocol, and its name in `KNOWN`.
+whose `kind.py` has a module-level `KIND` that satisfies the protocol, and its name in `KNOWN`
+(single.py is the base of a kind with one backend and one task bank).
 """
 from __future__ import annotations
 

@@ -1,27 +1,16 @@
 """`KIND`: design-verification tasks as the judge's core sees them (kinds.Kind), over stages.py."""
 from __future__ import annotations
 
+from ..single import SingleBackendKind
 from . import stages
 from .backend import SIM
 
 
-class CocotbKind:
+class CocotbKind(SingleBackendKind):
     name = "cocotb"
     extensions = (".py",)   # a cocotb testbench; the task, not the extension, picks this kind
-
-    def backend(self, name):
-        return SIM   # one place to run: the `--backend` name matters only for kinds with several
-
-    def backend_names(self) -> tuple[str, ...]:
-        return (SIM.name,)
-
-    def find_task(self, slug: str):
-        from gpu_tasks.testbench import TASKS
-        return TASKS.get(slug)
-
-    def task_slugs(self) -> list[str]:
-        from gpu_tasks.testbench import TASKS
-        return sorted(TASKS)
+    runs_on = SIM
+    bank = "gpu_tasks.testbench"
 
     def new_run(self, **fields):
         return stages.TbRun(**fields)

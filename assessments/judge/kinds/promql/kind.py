@@ -1,27 +1,16 @@
 """`KIND`: rules tasks as the judge's core sees them (kinds.Kind), over stages.py."""
 from __future__ import annotations
 
+from ..single import SingleBackendKind
 from . import stages
 from .backend import BACKEND
 
 
-class PromqlKind:
+class PromqlKind(SingleBackendKind):
     name = "promql"
     extensions = (".yml", ".yaml")   # a Prometheus rule file
-
-    def backend(self, name):
-        return BACKEND   # one place to run: the `--backend` name matters only for kinds with several
-
-    def backend_names(self) -> tuple[str, ...]:
-        return (BACKEND.name,)
-
-    def find_task(self, slug: str):
-        from gpu_tasks.alerts import TASKS
-        return TASKS.get(slug)
-
-    def task_slugs(self) -> list[str]:
-        from gpu_tasks.alerts import TASKS
-        return sorted(TASKS)
+    runs_on = BACKEND
+    bank = "gpu_tasks.alerts"
 
     def new_run(self, **fields):
         return stages.RulesRun(**fields)

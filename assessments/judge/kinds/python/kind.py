@@ -1,29 +1,20 @@
 """`KIND`: function tasks in Python as the judge's core sees them (kinds.Kind), over stages.py."""
 from __future__ import annotations
 
+from ..single import SingleBackendKind
 from . import stages
 from .backend import CPU
 
 
-class PythonKind:
+class PythonKind(SingleBackendKind):
     name = "python"
     language = "python"
     extensions = (".py",)   # what a submission's file may be called (the CLI checks)
+    runs_on = CPU
+    bank = "gpu_tasks.functions"
 
-    def backend(self, name):
-        return CPU   # one place to run: the `--backend` name matters only for kinds with several
-
-    def backend_names(self) -> tuple[str, ...]:
-        return (CPU.name,)
-
-    def find_task(self, slug: str):
-        from gpu_tasks.functions import TASKS
-        task = TASKS.get(slug)
-        return task if task is not None and self.language in task.languages else None
-
-    def task_slugs(self) -> list[str]:
-        from gpu_tasks.functions import TASKS
-        return sorted(s for s, t in TASKS.items() if self.language in t.languages)
+    def accepts(self, task) -> bool:
+        return self.language in task.languages
 
     def new_run(self, **fields):
         return stages.FunctionRun(**fields, language=self.language)

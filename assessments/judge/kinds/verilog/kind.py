@@ -1,27 +1,16 @@
 """`KIND`: hardware-design tasks as the judge's core sees them (kinds.Kind), over stages.py."""
 from __future__ import annotations
 
+from ..single import SingleBackendKind
 from . import stages
 from .backend import SIM
 
 
-class VerilogKind:
+class VerilogKind(SingleBackendKind):
     name = "verilog"
     extensions = (".v", ".sv")   # what a submission's file may be called (the CLI checks)
-
-    def backend(self, name):
-        return SIM   # one place to run: the `--backend` name matters only for kinds with several
-
-    def backend_names(self) -> tuple[str, ...]:
-        return (SIM.name,)
-
-    def find_task(self, slug: str):
-        from gpu_tasks.rtl import TASKS
-        return TASKS.get(slug)
-
-    def task_slugs(self) -> list[str]:
-        from gpu_tasks.rtl import TASKS
-        return sorted(TASKS)
+    runs_on = SIM
+    bank = "gpu_tasks.rtl"
 
     def new_run(self, **fields):
         return stages.RtlRun(**fields)
