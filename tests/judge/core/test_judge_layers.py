@@ -5,6 +5,7 @@ judge's Task protocol."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -114,8 +115,11 @@ def imports(path: Path) -> set[str]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
-    return {_rel(p): imports(p) for p in sorted(JUDGE.rglob("*.py"))}
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Each module of the judge -> the judge's modules it imports; read when a test first asks,
+    not at collection (which every worker of every run goes through)."""
+    return {m: imports(REPO_ROOT / m) for m in sorted(MODULES)}
 
 
 def _every_backend() -> list:
@@ -139,22 +143,22 @@ def _child_side() -> set[str]:
     return {m for m in out if m.startswith("assessments/judge/")}
 
 
-GRAPH = _graph()
+MODULES = {_rel(p) for p in JUDGE.rglob("*.py")}
 CHILD = _child_side() - set(SHARED)
-PARENT = set(GRAPH) - CHILD - set(SHARED)
+PARENT = MODULES - CHILD - set(SHARED)
 
 
 def test_no_import_cycles():
     """Among the judge's own modules. The CPU stand-in's packages (`cupy`, `cupyx`, `_kpshim` in
     backends/cpu/shim, imported by those names inside the child) mirror CuPy's layout, whose
     modules import one another (cupy.cuda.device and cupy.cuda.runtime): left out here."""
-    graph = {m: {d for d in deps if not _in_shim(d)} for m, deps in GRAPH.items() if not _in_shim(m)}
-    cycles = circles(graph)
+    own = {m: {d for d in deps if not _in_shim(d)} for m, deps in graph().items() if not _in_shim(m)}
+    cycles = circles(own)
     assert not cycles, f"import cycles: {cycles}"
 
 
 def test_the_layers_are_what_they_say():
-    assert set(SHARED) <= set(GRAPH) and CHILD and PARENT
+    assert set(SHARED) <= MODULES and CHILD and PARENT
     for must in ("assessments/judge/kinds/cupy/child.py", "assessments/judge/kinds/cupy/kernel_log.py",
                  "assessments/judge/kinds/cupy/nvrtc.py", "assessments/judge/kinds/cupy/listing.py",
                  "assessments/judge/exec_ban.py"):
@@ -172,20 +176,20 @@ def test_the_layers_are_what_they_say():
 
 
 def test_child_side_imports_nothing_of_the_parent():
-    bad = {(m, d) for m in CHILD for d in GRAPH[m] if d in PARENT}
+    bad = {(m, d) for m in CHILD for d in graph()[m] if d in PARENT}
     assert not bad, f"child-side modules importing parent-side ones: {sorted(bad)}"
 
 
 def test_parent_imports_only_shared_modules_of_the_child():
-    bad = {(m, d) for m in PARENT for d in GRAPH[m] if d in CHILD and (m, d) not in PARENT_MAY_IMPORT}
+    bad = {(m, d) for m in PARENT for d in graph()[m] if d in CHILD and (m, d) not in PARENT_MAY_IMPORT}
     assert not bad, f"parent-side modules importing child-side ones: {sorted(bad)}"
     for edge in PARENT_MAY_IMPORT:
-        assert edge[1] in GRAPH[edge[0]], f"stale exception {edge}"
+        assert edge[1] in graph()[edge[0]], f"stale exception {edge}"
 
 
 def test_shared_modules_import_only_shared_modules():
     for m in SHARED:
-        assert GRAPH[m] <= set(SHARED), f"{m} imports {sorted(GRAPH[m] - set(SHARED))}"
+        assert graph()[m] <= set(SHARED), f"{m} imports {sorted(graph()[m] - set(SHARED))}"
 
 
 @pytest.mark.parametrize("module", sorted(PARENT | {"assessments/judge/kinds/cupy/child.py"}))
@@ -210,8 +214,8 @@ def test_the_core_knows_kinds_only_through_the_registry():
     # engine.py drives every kind through kinds.Kind: it imports the registry, never a kind's
     # folder, and names no kind's tools or task bank.
     core = JUDGE / "engine.py"
-    assert "assessments/judge/kinds/__init__.py" in GRAPH[_rel(core)]
-    assert not {d for d in GRAPH[_rel(core)] if d.startswith("assessments/judge/kinds/") and
+    assert "assessments/judge/kinds/__init__.py" in graph()[_rel(core)]
+    assert not {d for d in graph()[_rel(core)] if d.startswith("assessments/judge/kinds/") and
                 not d.endswith("kinds/__init__.py")}
     text = core.read_text().lower()
     code = "\n".join(ln for ln in text.splitlines() if not ln.strip().startswith(("#", "`")))
@@ -222,7 +226,7 @@ def test_the_core_knows_kinds_only_through_the_registry():
     sandbox_text = (JUDGE / "sandbox.py").read_text()
     assert "cupy" not in sandbox_text.lower() and "judge/child.py" not in sandbox_text
     registry = JUDGE / "kinds" / "__init__.py"
-    assert not {d for d in GRAPH[_rel(registry)] if "/kinds/" in d and d != _rel(registry)}
+    assert not {d for d in graph()[_rel(registry)] if "/kinds/" in d and d != _rel(registry)}
 
 
 CORE = ("engine.py", "outcome.py", "verdicts.py", "report.py", "scoring.py", "sandbox.py",
@@ -238,7 +242,7 @@ def test_no_core_module_imports_a_kind():
             or p.relative_to(JUDGE).as_posix() == "kinds/__init__.py"}
     assert {p.relative_to(JUDGE).as_posix() for p in core} == set(CORE)
     for path in core:
-        assert not {d for d in GRAPH[_rel(path)] if "/kinds/" in d and not d.endswith("kinds/__init__.py")}, path
+        assert not {d for d in graph()[_rel(path)] if "/kinds/" in d and not d.endswith("kinds/__init__.py")}, path
 
 
 def test_every_known_kind_satisfies_the_interface():
