@@ -106,6 +106,7 @@ def test_infrastructure_assessment_verifies_a_skill_that_ranks_the_candidate(ser
     with screenshots_on_failure(d, "infra-ranking"):
         d.get(base + "/login")
         sign_in(d, "ops@fleetworks.test")
+        wait(d).until(lambda _: "/login" not in d.current_url)   # signed in before moving on
         d.get(f"{base}/jobs/{job['id']}")
         top = d.find_element(By.ID, "top-candidates")
         assert "Sam Oncall" in top.text

@@ -161,7 +161,7 @@ def test_candidate_fixes_a_wrong_design_and_the_recruiter_reads_it(server, brows
     with screenshots_on_failure(d, "rtl-recruiter"):
         d.get(base + "/login")
         sign_in(d, "lead@siliconworks.test")
-        wait(d).until(EC.url_contains(base))
+        wait(d).until(lambda _: "/login" not in d.current_url)   # signed in before moving on
         d.get(f"{base}/assessments/{assessment['id']}")
         results = d.find_element(By.ID, "results")
         assert "Ada Rtl" in results.text and "Accepted" in results.text, results.text
