@@ -30,16 +30,17 @@ class TrackClassifier(ClassifierMixin, BaseEstimator):
         return count_matrix(X, self.vocabulary_)
 
     def fit(self, X, y):
-        X = list(X)
+        counts = [token_counts(item) for item in X]   # each posting tokenized once
         document_frequency: dict[int, int] = {}
-        for item in X:
-            for key in token_counts(item):
+        for item in counts:
+            for key in item:
                 document_frequency[key] = document_frequency.get(key, 0) + 1
         self.vocabulary_ = np.array(
             sorted(k for k, df in document_frequency.items() if df >= self.min_df), dtype=np.uint64)
-        self.tfidf_ = TfidfTransformer(sublinear_tf=True).fit(self._matrix(X))
+        matrix = self._matrix(counts)
+        self.tfidf_ = TfidfTransformer(sublinear_tf=True).fit(matrix)
         self.model_ = LogisticRegression(C=self.C, max_iter=5000)
-        self.model_.fit(self.tfidf_.transform(self._matrix(X)), y)
+        self.model_.fit(self.tfidf_.transform(matrix), y)
         unknown = set(self.model_.classes_) - set(TRACKS)
         if unknown:
             raise ValueError(f"unknown track labels: {sorted(unknown)}")

@@ -36,8 +36,9 @@ def token_counts(item) -> dict[int, int]:
 
 
 def known_counts(item, vocabulary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(columns, counts) of the item's tokens that are in a vocabulary of sorted token hashes."""
-    counts = token_counts(item)
+    """(columns, counts) of the item's tokens that are in a vocabulary of sorted token hashes;
+    the item is a text, a Doc, or its token_counts already made."""
+    counts = item if isinstance(item, dict) else token_counts(item)
     keys = np.fromiter(counts.keys(), dtype=np.uint64, count=len(counts))
     found = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
     pos = np.searchsorted(vocabulary, keys)
