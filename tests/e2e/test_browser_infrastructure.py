@@ -22,6 +22,12 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
+def sign_out(d):
+    """Sign out and wait until the page says so (the next page must not open signed in)."""
+    d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
+    wait(d).until(lambda _: not d.find_elements(By.XPATH, "//header//button[contains(., 'Sign out')]"))
+
+
 JOB_TEXT = """GPU Cluster Reliability Engineer
 
 Minimum qualifications:
@@ -60,7 +66,9 @@ def test_infrastructure_assessment_verifies_a_skill_that_ranks_the_candidate(ser
         sign_in(d, "ops@fleetworks.test")
         wait(d).until(EC.url_to_be(base + "/assessments/"))
         Select(d.find_element(By.ID, "job_id")).select_by_value(str(job["id"]))
+        form = d.find_element(By.ID, "job_id")
         d.find_element(By.XPATH, "//button[contains(., 'Suggest tasks for this job')]").click()
+        wait(d).until(EC.staleness_of(form))   # the page came back with the suggestions ticked
         ticked = [c.get_attribute("value") for c in d.find_elements(By.CSS_SELECTOR, "input[name=tasks]:checked")]
         assert ticked, "the job's suggested tasks come pre-ticked"
         assert all(bank.find(t).track == "infrastructure" for t in ticked), ticked
@@ -73,7 +81,7 @@ def test_infrastructure_assessment_verifies_a_skill_that_ranks_the_candidate(ser
         d.find_element(By.ID, "invite-email").send_keys("oncall@example.com")
         d.find_element(By.XPATH, "//form[contains(@class, 'invite')]//button").click()
         invite_url = wait(d).until(EC.presence_of_element_located((By.ID, "invite-link"))).get_attribute("value")
-        d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
+        sign_out(d)
 
     with screenshots_on_failure(d, "infra-candidate"):
         d.get(invite_url)
@@ -101,7 +109,7 @@ def test_infrastructure_assessment_verifies_a_skill_that_ranks_the_candidate(ser
             assert no_horizontal_scroll(d), f"the report scrolls sideways at {width} px"
             assert_accessible(d)
         set_size(d, WIDE[0])
-        d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
+        sign_out(d)
 
     with screenshots_on_failure(d, "infra-ranking"):
         d.get(base + "/login")

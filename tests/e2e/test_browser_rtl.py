@@ -28,6 +28,12 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 
+def sign_out(d):
+    """Sign out and wait until the page says so (the next page must not open signed in)."""
+    d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
+    wait(d).until(lambda _: not d.find_elements(By.XPATH, "//header//button[contains(., 'Sign out')]"))
+
+
 JOB_TEXT = """RTL Design Engineer, GPU Memory Subsystem
 
 Minimum qualifications:
@@ -156,7 +162,7 @@ def test_candidate_fixes_a_wrong_design_and_the_recruiter_reads_it(server, brows
         assert re.search(r"Score \d+(\.\d+)? / 100", report.text)
         assert "Synthesis" in report.text and re.search(r"\d+ cells \(reference design: \d+\)", report.text)
         assert not report.find_elements(By.CSS_SELECTOR, "svg.waveform")
-        d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
+        sign_out(d)
 
     with screenshots_on_failure(d, "rtl-recruiter"):
         d.get(base + "/login")
@@ -170,4 +176,4 @@ def test_candidate_fixes_a_wrong_design_and_the_recruiter_reads_it(server, brows
         assert "Accepted" in d.find_element(By.CSS_SELECTOR, "#result .verdict").text
         assert "simulated (Verilator) and synthesized (Yosys)" in d.find_element(By.TAG_NAME, "main").text
         assert FIX.strip() in d.execute_script("return document.getElementById('sub-source').value;")
-        d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
+        sign_out(d)
