@@ -81,8 +81,11 @@ def set_size(driver, width, height=WIDE[1]):
     """Size the viewport itself (the window's frame takes some of the window in headless mode)."""
     driver.set_window_size(width, height)
     inner = driver.execute_script("return [window.innerWidth, window.innerHeight];")
-    if inner != [width, height]:
-        driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+    # The frame's share is the window minus the viewport; a busy browser may not have laid the
+    # new size out yet and report a stale viewport: then there is nothing sane to add.
+    frame = (width - inner[0], height - inner[1])
+    if inner != [width, height] and 0 <= frame[0] < width and 0 <= frame[1] < height:
+        driver.set_window_size(width + frame[0], height + frame[1])
 
 
 def screenshot(driver, name: str, width: int = WIDE[0]) -> Path:
