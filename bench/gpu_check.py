@@ -9,6 +9,7 @@ prints a table; a step not started before the deadline is listed as skipped):
   fixtures    every fixture submission and reference solution judged on the GPU (no timing,
               compute-sanitizer on), beside the verdict the cpu backend gives (its `# expect:`)
   cheats      work on a second stream, a forged timer, replayed outputs, a rebound timer
+  sanitizer_bwrap  compute-sanitizer under bubblewrap, the sandbox's flags added one at a time
   sandbox     a few submissions under bubblewrap (device binds, limits, exec ban), where a
               bwrap program is on PATH or in $KERNELPATH_BWRAP_DIR
   sanitizer   the cost of the compute-sanitizer pass: the same submissions with it and without
@@ -49,7 +50,7 @@ _spec.loader.exec_module(bench_judge)
 FIXTURES = ROOT / "tests" / "fixtures"
 SOLUTIONS = ROOT / "gpu_tasks" / "solutions"
 STABLE_TASKS = ("vector_add", "reduce_sum", "matmul", "softmax")
-STEPS = ("device", "peaks", "references", "fixtures", "cheats", "sandbox", "stability",
+STEPS = ("device", "peaks", "references", "fixtures", "cheats", "sanitizer_bwrap", "sandbox", "stability",
          "sanitizer", "pytest", "fixture_times")
 # Datasheet figures (NVIDIA H100 Tensor Core GPU datasheet, dense; SXM5 and PCIe boards).
 DATASHEETS = {
@@ -71,6 +72,7 @@ class Check:
                  runs: int = 5):
         self.out, self.unsafe = out, unsafe
         self.tasks, self.stable, self.runs = list(tasks), tuple(stable), runs
+        self.loads = ("idle", "busy")
         self.fixtures_s, self.pytest_files, self.pytest_k = 180.0, PYTEST_FILES, ""
         self.deadline = time.monotonic() + deadline_s
         self.device = _device_name()
@@ -303,6 +305,77 @@ def step_sanitizer(c: Check) -> None:
            ["submission", "without", "with", "ratio", "per tool", "verdict"], rows)
 
 
+# compute-sanitizer under bubblewrap, from no sandbox to the judge's own flags one step at a time:
+# the first variant that fails names the flag the tool cannot live with.
+SANITIZED_PROGRAM = "import cupy; x = cupy.arange(1000, dtype=cupy.float32); print('sum', float(x.sum()))"
+
+
+def _bwrap_variants(bwrap: str) -> list[tuple[str, list[str]]]:
+    """(name, the command's prefix); "{filter}" stands for the seccomp filter's descriptor."""
+    from assessments.judge.kinds.cupy.backends.base import CUDA
+    mounts = ["--ro-bind", "/", "/", "--dev", "/dev", *CUDA.binds(), "--tmpfs", "/tmp",
+              "--tmpfs", "/dev/shm"]
+    spaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+              "--new-session"]
+    user = ["--unshare-user", "--uid", "65534", "--gid", "65534", "--disable-userns", "--cap-drop", "ALL"]
+    seccomp = ["--seccomp", "{filter}"]
+    return [
+        ("no sandbox", []),
+        ("bwrap, host root bound", [bwrap, "--dev-bind", "/", "/"]),
+        ("+ own /dev with the GPU nodes, /tmp, /dev/shm", [bwrap, *mounts]),
+        ("+ pid/net/ipc/uts namespaces", [bwrap, *mounts, *spaces]),
+        ("+ user namespace, no capabilities", [bwrap, *mounts, *spaces, *user]),
+        ("+ the seccomp filter (the judge's run sandbox)", [bwrap, *mounts, *spaces, *user, *seccomp]),
+        ("own /dev and the seccomp filter only", [bwrap, *mounts, *seccomp]),
+    ]
+
+
+def step_sanitizer_bwrap(c: Check) -> None:
+    from assessments.judge import sandbox, seccomp
+    from assessments.judge.kinds.cupy import sanitizer
+    tool = sanitizer.program()
+    carried = os.environ.get("KERNELPATH_BWRAP_DIR")
+    bwrap = sandbox.bwrap_path() or (shutil.which("bwrap", path=carried) if carried else None)
+    if not tool or not bwrap:
+        c.save("sanitizer_bwrap", {"skipped": f"compute-sanitizer {tool}, bwrap {bwrap}"})
+        print(f"sanitizer_bwrap: skipped (compute-sanitizer {tool}, bwrap {bwrap})")
+        return
+    env = dict(os.environ)
+    if carried and os.path.isdir(os.path.join(carried, "lib")):
+        env["LD_LIBRARY_PATH"] = f"{carried}/lib:{env.get('LD_LIBRARY_PATH', '')}".rstrip(":")
+    out, rows = [], []
+    for name, prefix in _bwrap_variants(bwrap):
+        fds = []
+        if "{filter}" in prefix:
+            r_fd, w_fd = os.pipe()   # bubblewrap reads the filter once: a fresh pipe per run
+            os.write(w_fd, seccomp.program())
+            os.close(w_fd)
+            fds = [r_fd]
+            prefix = [str(r_fd) if x == "{filter}" else x for x in prefix]
+        cmd = [*prefix, *(["--"] if prefix else []), tool, "--tool", "memcheck",
+               "--error-exitcode", "86", sys.executable, "-c", SANITIZED_PROGRAM]
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=90, env=env, pass_fds=fds)
+            code, text = p.returncode, p.stdout + p.stderr
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            code, text = type(exc).__name__, str(exc)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        took = round(time.monotonic() - t0, 2)
+        tail = [ln for ln in text.strip().splitlines() if ln.strip()][-6:]
+        summary = next((ln for ln in tail if "ERROR SUMMARY" in ln), "")
+        out.append({"variant": name, "exit": code, "seconds": took, "summary": summary, "tail": tail})
+        rows.append([name, code, f"{took:.1f}", summary or (tail[-1][:90] if tail else "")])
+    c.save("sanitizer_bwrap", out)
+    _table("compute-sanitizer (memcheck) under bubblewrap, one flag set at a time",
+           ["variant", "exit", "s", "summary or last line"], rows)
+    for r in out:
+        if r["exit"] != 0:
+            print(f"-- {r['variant']}:\n   " + "\n   ".join(r["tail"]))
+
+
 SANDBOX_PROBE = r"""
 import json, sys
 sys.path.insert(0, ".")
@@ -366,7 +439,7 @@ def step_stability(c: Check) -> None:
     out, rows = {}, []
     try:
         for slug in c.stable:
-            for load in ("idle", "busy"):
+            for load in c.loads:
                 with _HostLoad() if load == "busy" else contextlib.nullcontext():
                     source = (SOLUTIONS / f"{slug}.py").read_text()
                     judged = []
@@ -394,21 +467,29 @@ def step_stability(c: Check) -> None:
            ["task", "host", "n", "min", "median", "max", "spread", "excess/allowed max", "flags"], rows)
 
 
+def _timed_fixture_files() -> list[tuple[str, Path]]:
+    """The accepted fixtures bench/perfmodel.py estimates: the slow-but-correct pairs of
+    tests/fixtures/perf first (what the model must order), then the accepted submissions."""
+    perf = [(p.parent.name, p) for p in sorted((FIXTURES / "perf").glob("*/*.py"))]
+    subs = [(slug, p) for slug, p in _fixture_files()
+            if p.parent != SOLUTIONS and _expected(p) == "accepted"]
+    return perf + subs
+
+
 def step_fixture_times(c: Check) -> None:
     os.environ["KERNELPATH_SANITIZER_TOOLS"] = "none"
     out, rows = [], []
     try:
-        for slug, path in _fixture_files():
-            if path.parent == SOLUTIONS or _expected(path) != "accepted":
-                continue
+        for slug, path in _timed_fixture_files():
             if c.left() < 8:
-                c.skipped.append(f"fixture_times from {path.name}")
+                c.skipped.append(f"fixture_times from {path.relative_to(FIXTURES)}")
                 break
             r = c.judge(slug, path.read_text(), backend="cuda", seed=0)
             row = bench_judge.timing_row(slug, r)
             row["file"] = str(path.relative_to(ROOT))
             out.append(row)
-            rows.append([row["file"].replace("tests/fixtures/submissions/", ""), r.verdict.value,
+            c.save("fixture_times", out)   # kept as it grows: a run cut short keeps what it timed
+            rows.append([str(path.relative_to(FIXTURES)), r.verdict.value,
                          f"{row.get('median_ms') or 0:.4f}", f"{row.get('roofline_fraction') or 0:.1%}",
                          ",".join(row.get("flags") or []) or "-"])
     finally:
@@ -446,6 +527,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", default="", help="references: only these (comma-separated)")
     parser.add_argument("--stable", default=",".join(STABLE_TASKS), help="stability: these tasks")
     parser.add_argument("--runs", type=int, default=5, help="stability: judgings per task and load")
+    parser.add_argument("--loads", default="idle,busy", help="stability: idle, busy or both")
     parser.add_argument("--fixtures-s", type=float, default=180.0, help="fixtures: none starts after")
     parser.add_argument("--pytest-files", default=",".join(PYTEST_FILES))
     parser.add_argument("--pytest-k", default="", help="pytest: only tests matching this -k expression")
@@ -461,6 +543,7 @@ def main(argv: list[str] | None = None) -> int:
               runs=args.runs)
     c.fixtures_s, c.pytest_files = args.fixtures_s, [f for f in args.pytest_files.split(",") if f]
     c.pytest_k = args.pytest_k
+    c.loads = tuple(x for x in args.loads.split(",") if x in ("idle", "busy")) or ("idle", "busy")
     if c.device == "no GPU":
         print("no GPU: CuPy sees no device")
         return 1

@@ -411,6 +411,9 @@ def timing_row(slug: str, r) -> dict:
             "leaderboard_eligible", "converged", "stop_reason")})
         row["bound"] = (t.roofline or {}).get("bound")
         row["wall"] = {k: t.wall.get(k) for k in ("excess_s", "allowed_s")} if t.wall else None
+        # The device's state around the timing (clocks and their reasons, lock, idle wait): what
+        # tells a clock drop from anything else when one judging runs slower than the rest.
+        row["gpu"] = dict(t.gpu) if getattr(t, "gpu", None) else None
         # Where the timing's seconds went: placing the inputs, the batches, the re-checks.
         h = t.harness or {}
         row["harness"] = {"prepare_s": h.get("prepare_s"), "batches": h.get("batches"),

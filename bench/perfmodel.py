@@ -43,6 +43,9 @@ def measured_times() -> dict[str, float]:
         for row in (data.get("references") or {}).get("rows") or []:
             if row.get("median_ms") and row.get("task"):
                 out.setdefault(f"gpu_tasks/solutions/{row['task']}.py", row["median_ms"] * 1e3)
+        for row in data.get("fixture_times") or []:
+            if row.get("median_ms") and row.get("file"):
+                out.setdefault(row["file"], row["median_ms"] * 1e3)
         for row in data.get("fixtures") or []:
             timing = row.get("timing") or {}
             if timing.get("median_ms"):
