@@ -73,6 +73,7 @@ class Check:
         self.out, self.unsafe = out, unsafe
         self.tasks, self.stable, self.runs = list(tasks), tuple(stable), runs
         self.loads = ("idle", "busy")
+        self.only: list[str] = []      # fixture_times: only files whose path holds one of these
         self.fixtures_s, self.pytest_files, self.pytest_k = 180.0, PYTEST_FILES, ""
         self.deadline = time.monotonic() + deadline_s
         self.device = _device_name()
@@ -341,8 +342,6 @@ def step_sanitizer_bwrap(c: Check) -> None:
         print(f"sanitizer_bwrap: skipped (compute-sanitizer {tool}, bwrap {bwrap})")
         return
     env = dict(os.environ)
-    if carried and os.path.isdir(os.path.join(carried, "lib")):
-        env["LD_LIBRARY_PATH"] = f"{carried}/lib:{env.get('LD_LIBRARY_PATH', '')}".rstrip(":")
     out, rows = [], []
     for name, prefix in _bwrap_variants(bwrap):
         fds = []
@@ -481,6 +480,8 @@ def step_fixture_times(c: Check) -> None:
     out, rows = [], []
     try:
         for slug, path in _timed_fixture_files():
+            if c.only and not any(o in str(path.relative_to(FIXTURES)) for o in c.only):
+                continue
             if c.left() < 8:
                 c.skipped.append(f"fixture_times from {path.relative_to(FIXTURES)}")
                 break
@@ -528,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stable", default=",".join(STABLE_TASKS), help="stability: these tasks")
     parser.add_argument("--runs", type=int, default=5, help="stability: judgings per task and load")
     parser.add_argument("--loads", default="idle,busy", help="stability: idle, busy or both")
+    parser.add_argument("--only", default="", help="fixture_times: only paths holding one of these "
+                        "(comma-separated, relative to tests/fixtures)")
     parser.add_argument("--fixtures-s", type=float, default=180.0, help="fixtures: none starts after")
     parser.add_argument("--pytest-files", default=",".join(PYTEST_FILES))
     parser.add_argument("--pytest-k", default="", help="pytest: only tests matching this -k expression")
@@ -543,6 +546,7 @@ def main(argv: list[str] | None = None) -> int:
               runs=args.runs)
     c.fixtures_s, c.pytest_files = args.fixtures_s, [f for f in args.pytest_files.split(",") if f]
     c.pytest_k = args.pytest_k
+    c.only = [o for o in args.only.split(",") if o]
     c.loads = tuple(x for x in args.loads.split(",") if x in ("idle", "busy")) or ("idle", "busy")
     if c.device == "no GPU":
         print("no GPU: CuPy sees no device")

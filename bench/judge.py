@@ -418,7 +418,9 @@ def timing_row(slug: str, r) -> dict:
         h = t.harness or {}
         row["harness"] = {"prepare_s": h.get("prepare_s"), "batches": h.get("batches"),
                           "rechecks": len(h.get("rechecked_repeats") or ()),
-                          "recheck_s": h.get("recheck_s"), "slots": h.get("slots")}
+                          "recheck_s": h.get("recheck_s"), "slots": h.get("slots"),
+                          "slot_medians_ms": h.get("slot_medians_ms"),
+                          "variant_medians_ms": h.get("variant_medians_ms")}
     return row
 
 

@@ -42,6 +42,23 @@ print("ok")
 '''
 
 
+def test_launch_attributes_set_on_a_module_function_reach_the_real_function():
+    # Seen on an H200: a RawModule kernel launched with 64 KiB of dynamic shared memory failed with
+    # CUDA_ERROR_INVALID_VALUE because max_dynamic_shared_size_bytes stayed on the recording proxy.
+    from assessments.judge.kinds.cupy.backends.cuda.wrap import _FunctionProxy, _JitProxy
+
+    class Function:
+        max_dynamic_shared_size_bytes = 0
+
+    fn, jit_kernel = Function(), Function()
+    proxy, jit_proxy = _FunctionProxy(fn, record={}), _JitProxy(jit_kernel, record={})
+    proxy.max_dynamic_shared_size_bytes = 64 * 1024
+    jit_proxy.max_dynamic_shared_size_bytes = 96 * 1024
+    assert fn.max_dynamic_shared_size_bytes == 64 * 1024
+    assert jit_kernel.max_dynamic_shared_size_bytes == 96 * 1024
+    assert proxy.max_dynamic_shared_size_bytes == 64 * 1024
+
+
 def test_wrappers_record_kernels_on_real_cupy():
     p = subprocess.run([sys.executable, "-c", WRAP_SCRIPT], cwd=ROOT, capture_output=True, text=True,
                        timeout=120)

@@ -104,6 +104,10 @@ def test_honest_timing(tmp_path):
     assert t.median_ms == pytest.approx(0.1, rel=0.01)
     assert t.wall["ok"] and t.wall["wall_s"] >= 0.3 and t.wall["overhead_ms_per_repeat"] > 0.3
     assert len(t.harness["rechecked_repeats"]) >= 3 and t.harness["variants"] == 3
+    # Each slot and each input variant has its own median, near the judging's (an honest child)
+    per_slot, per_variant = t.harness["slot_medians_ms"], t.harness["variant_medians_ms"]
+    assert len(per_slot) == t.harness["slots"] and sorted(per_variant) == ["0", "1", "2"]
+    assert all(x == pytest.approx(t.median_ms, rel=0.05) for x in [*per_slot.values(), *per_variant.values()])
     assert t.achieved_gb_s == pytest.approx(12 * 4096 / (t.median_ms * 1e-3) / 1e9)
     assert t.roofline_fraction == pytest.approx(12 * 4096 / 1e9 / (t.median_ms * 1e-3))
     assert child.ops[:3] == ["time_setup", "time_batch", "time_batch"]

@@ -75,6 +75,7 @@ class TimingSession:
         self.repeat_base = 0
         self.per_repeat = 0.0
         self.recheck_s: list[float] = []   # seconds of each re-check (fetch, load, compare)
+        self.placements: list[tuple[int, int]] = []   # (slot, input variant) of each timed repeat
 
     # -- the child -----------------------------------------------------------------------------
     def _batch(self, plan, empty: bool) -> tuple[float, list[float]]:
@@ -148,6 +149,7 @@ class TimingSession:
         t_wall, times = self._batch(plan, empty=False)
         batches.append(crosscheck.BatchWall(r, t_wall, sum(times) / 1e3, e_wall))
         samples += times
+        self.placements += [(int(slot), int(v)) for slot, v in plan]
         self.per_repeat = (t_wall + e_wall) / r
         if checks:
             self._recheck(plan, positions, timing)
@@ -274,4 +276,15 @@ class TimingSession:
         timing.harness["recheck_s"] = round(sum(self.recheck_s), 4)
         timing.harness["batches"] = len(batches)
         timing.times_ms = [round(x, 6) for x in samples]
+        # The median per slot (its own addresses) and per input variant: tells a placement that
+        # runs slower from a slower input when two judgings of the same kernel disagree.
+        timing.harness["slot_medians_ms"] = _medians_by(samples, [s for s, _ in self.placements])
+        timing.harness["variant_medians_ms"] = _medians_by(samples, [v for _, v in self.placements])
 
+
+
+def _medians_by(samples: list[float], keys: list[int]) -> dict[str, float]:
+    groups: dict[int, list[float]] = {}
+    for x, k in zip(samples, keys):
+        groups.setdefault(k, []).append(x)
+    return {str(k): round(float(np.median(v)), 6) for k, v in sorted(groups.items())}

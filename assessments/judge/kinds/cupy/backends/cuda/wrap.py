@@ -56,6 +56,14 @@ class _FunctionProxy:
     def __getattr__(self, item):
         return getattr(self._fn, item)
 
+    def __setattr__(self, name, value):
+        # Launch attributes (max_dynamic_shared_size_bytes above 48 KiB, the carve-out) belong to
+        # the real function: kept on the proxy, a 64 KiB launch fails with INVALID_VALUE.
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._fn, name, value)
+
 
 def _compiler(backend):
     """CuPy's compiler for a kernel: NVRTC even where the submission asks for nvcc, which is a
@@ -160,3 +168,9 @@ class _JitProxy:
 
     def __getattr__(self, item):
         return getattr(self._kernel, item)
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._kernel, name, value)
