@@ -29,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import glob  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
@@ -319,15 +320,20 @@ def _bwrap_variants(bwrap: str) -> list[tuple[str, list[str]]]:
     spaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
               "--new-session"]
     user = ["--unshare-user", "--uid", "65534", "--gid", "65534", "--disable-userns", "--cap-drop", "ALL"]
-    seccomp = ["--seccomp", "{filter}"]
+    seccomp, tracing = ["--seccomp", "{filter}"], ["--seccomp", "{tracing}"]
+    home = ["--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
+    every_node = [x for node in sorted(glob.glob("/dev/nvidia*")) for x in ("--dev-bind", node, node)]
     return [
         ("no sandbox", []),
         ("bwrap, host root bound", [bwrap, "--dev-bind", "/", "/"]),
         ("+ own /dev with the GPU nodes, /tmp, /dev/shm", [bwrap, *mounts]),
-        ("+ pid/net/ipc/uts namespaces", [bwrap, *mounts, *spaces]),
-        ("+ user namespace, no capabilities", [bwrap, *mounts, *spaces, *user]),
-        ("+ the seccomp filter (the judge's run sandbox)", [bwrap, *mounts, *spaces, *user, *seccomp]),
-        ("own /dev and the seccomp filter only", [bwrap, *mounts, *seccomp]),
+        ("+ HOME and TMPDIR writable (/tmp)", [bwrap, *mounts, *home]),
+        ("+ every /dev/nvidia* node", [bwrap, *mounts, *home, *every_node]),
+        ("+ pid/net/ipc/uts namespaces", [bwrap, *mounts, *home, *spaces]),
+        ("+ user namespace, no capabilities", [bwrap, *mounts, *home, *spaces, *user]),
+        ("+ the usual seccomp filter", [bwrap, *mounts, *home, *spaces, *user, *seccomp]),
+        ("+ the sanitizer's filter instead (tracing allowed)", [bwrap, *mounts, *home, *spaces, *user,
+                                                               *tracing]),
     ]
 
 
@@ -345,12 +351,13 @@ def step_sanitizer_bwrap(c: Check) -> None:
     out, rows = [], []
     for name, prefix in _bwrap_variants(bwrap):
         fds = []
-        if "{filter}" in prefix:
-            r_fd, w_fd = os.pipe()   # bubblewrap reads the filter once: a fresh pipe per run
-            os.write(w_fd, seccomp.program())
-            os.close(w_fd)
-            fds = [r_fd]
-            prefix = [str(r_fd) if x == "{filter}" else x for x in prefix]
+        for mark, program in (("{filter}", seccomp.program()), ("{tracing}", sanitizer.syscall_filter())):
+            if mark in prefix:
+                r_fd, w_fd = os.pipe()   # bubblewrap reads the filter once: a fresh pipe per run
+                os.write(w_fd, program)
+                os.close(w_fd)
+                fds.append(r_fd)
+                prefix = [str(r_fd) if x == mark else x for x in prefix]
         cmd = [*prefix, *(["--"] if prefix else []), tool, "--tool", "memcheck",
                "--error-exitcode", "86", sys.executable, "-c", SANITIZED_PROGRAM]
         t0 = time.monotonic()

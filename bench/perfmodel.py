@@ -35,22 +35,24 @@ def files(only: str | None) -> list[tuple[str, Path]]:
     return [(t, p) for t, p in out if not only or only in str(p)]
 
 
-def measured_times() -> dict[str, float]:
-    """Measured medians (us) by file, relative to the repository, from the cuda results."""
-    out: dict[str, float] = {}
+def measured_times() -> dict[str, dict[str, float]]:
+    """Measured medians (us) by device (the results file's name) and by file, relative to the
+    repository, from the cuda results: reference solutions and timed fixtures."""
+    out: dict[str, dict[str, float]] = {}
     for path in sorted(RESULTS.glob("cuda-*.json")):
         data = json.loads(path.read_text())
+        times = out.setdefault(path.stem.removeprefix("cuda-"), {})
         for row in (data.get("references") or {}).get("rows") or []:
-            if row.get("median_ms") and row.get("task"):
-                out.setdefault(f"gpu_tasks/solutions/{row['task']}.py", row["median_ms"] * 1e3)
+            if row.get("median_ms") and row.get("task") and row.get("verdict") == "accepted":
+                times.setdefault(f"gpu_tasks/solutions/{row['task']}.py", row["median_ms"] * 1e3)
         for row in data.get("fixture_times") or []:
-            if row.get("median_ms") and row.get("file"):
-                out.setdefault(row["file"], row["median_ms"] * 1e3)
+            if row.get("median_ms") and row.get("file") and row.get("verdict") == "accepted":
+                times.setdefault(row["file"], row["median_ms"] * 1e3)
         for row in data.get("fixtures") or []:
             timing = row.get("timing") or {}
-            if timing.get("median_ms"):
-                out.setdefault(row["file"], timing["median_ms"] * 1e3)
-    return out
+            if timing.get("median_ms") and row.get("verdict") == "accepted":
+                times.setdefault(row["file"], timing["median_ms"] * 1e3)
+    return {device: times for device, times in out.items() if times}
 
 
 def _profiled(job: tuple[str, str, bool]) -> dict:
@@ -69,6 +71,12 @@ def _profiled(job: tuple[str, str, bool]) -> dict:
         t = gpu.timing
         row["measured_here_us"] = t.median_ms * 1e3 if t else None
     return row
+
+
+def _label(device: str) -> str:
+    """A results file's device as a column title: nvidia-h100-80gb-hbm3 -> H100."""
+    parts = device.removeprefix("nvidia-").split("-")
+    return parts[0].upper()[:8] if parts and parts[0] else device[:8]
 
 
 def _counters(p: dict) -> dict:
@@ -122,37 +130,46 @@ def main(argv: list[str] | None = None) -> int:
     else:
         rows = [_profiled(j) for j in jobs]
     measured = measured_times()
+    if any(r.get("measured_here_us") for r in rows):
+        measured["here"] = {r["file"]: r["measured_here_us"] for r in rows if r.get("measured_here_us")}
+    devices = {d: _label(d) for d in measured}
     head = (f"{'task':<17} {'file':<34} {'verdict':<13} {'est us':>10} {'bound':<22} {'DRAM MB':>8} "
-            f"{'coal':>5} {'bank':>5} {'Minst':>8} {'launch':>6} {'meas us':>9} {'ratio':>6} {'prof s':>6}")
+            f"{'coal':>5} {'bank':>5} {'Minst':>8} {'launch':>6} "
+            + "".join(f"{label + ' us':>10} {'ratio':>6} " for label in devices.values()) + f"{'prof s':>6}")
     print(head)
     print("-" * len(head))
-    pairs = []
+    pairs: dict[str, list[tuple[float, float]]] = {d: [] for d in devices}
+    fmt = lambda v, f: (format(v, f) if v is not None else "-")  # noqa: E731
     for r in rows:
         p = r["profile"] or {}
         est = p.get("estimated_us")
         c = _counters(p) if p else {}
-        meas = r.get("measured_here_us") or measured.get(r["file"])
-        ratio = est / meas if est and meas else None
-        if ratio:
-            pairs.append((est, meas))
-        r.update(measured_us=meas, ratio=ratio, counters=c)
-        fmt = lambda v, f: (format(v, f) if v is not None else "-")  # noqa: E731
+        cells = ""
+        r.update(counters=c, measured_us={})
+        for d in devices:
+            meas = measured[d].get(r["file"])
+            ratio = est / meas if est and meas else None
+            if ratio:
+                pairs[d].append((est, meas))
+                r["measured_us"][d] = meas
+            cells += f"{fmt(meas, '10.1f')} {fmt(ratio, '6.2f')} "
         print(f"{r['task']:<17} {Path(r['file']).name[:34]:<34} {r['verdict']:<13} {fmt(est, '10.1f')} "
               f"{str(p.get('bound') or p.get('error') or '-')[:22]:<22} {fmt(c.get('dram_mb'), '8.1f')} "
               f"{fmt(c.get('coalescing'), '5.2f')} {fmt(c.get('bank_ways'), '5.1f')} "
-              f"{fmt(c.get('warp_inst_m'), '8.1f')} {fmt(c.get('launches'), '6d')} {fmt(meas, '9.1f')} "
-              f"{fmt(ratio, '6.2f')} {r['profile_s']:6.2f}")
+              f"{fmt(c.get('warp_inst_m'), '8.1f')} {fmt(c.get('launches'), '6d')} {cells}{r['profile_s']:6.2f}")
     print()
     profiled = [r["profile_s"] for r in rows if r["profile"] and r["profile"].get("estimated_us")]
     refs = [r["profile_s"] for r in rows if r["file"].startswith("gpu_tasks/solutions/")]
-    if pairs:
-        ape = [abs(e - m) / m for e, m in pairs]
-        rho = spearman([e for e, _ in pairs], [m for _, m in pairs])
-        print(f"files with a measured time: {len(pairs)}; median absolute percentage error "
-              f"{100 * statistics.median(ape):.1f}%; Spearman's rank correlation "
-              f"{rho:.3f}" if rho is not None else "")
-        print(f"estimate / measured: median {statistics.median(e / m for e, m in pairs):.2f}, "
-              f"min {min(e / m for e, m in pairs):.2f}, max {max(e / m for e, m in pairs):.2f}")
+    # The estimate is an H100 SXM's: against another device only the order (Spearman) compares.
+    for d, label in devices.items():
+        if not pairs[d]:
+            continue
+        ratios = [e / m for e, m in pairs[d]]
+        rho = spearman([e for e, _ in pairs[d]], [m for _, m in pairs[d]])
+        print(f"{label}: {len(pairs[d])} files with a measured time; median absolute percentage error "
+              f"{100 * statistics.median(abs(x - 1) for x in ratios):.1f}%; Spearman's rank correlation "
+              f"{fmt(rho, '.3f')}; estimate / measured: median {statistics.median(ratios):.2f}, "
+              f"min {min(ratios):.2f}, max {max(ratios):.2f}")
     if refs:
         print(f"profile stage over the reference solutions: median {statistics.median(refs):.3f} s, "
               f"max {max(refs):.3f} s (all profiled files: median {statistics.median(profiled):.3f} s)")

@@ -84,7 +84,8 @@ class ChildProcess:
         if self.spec.sandboxed:
             info_r, info_w = os.pipe()
             filter_r, filter_w = os.pipe()
-            os.write(filter_w, self.spec.backend.syscall_filter())  # a few hundred bytes: fits the pipe
+            # A few hundred bytes: fits the pipe.
+            os.write(filter_w, self.spec.syscall_filter or self.spec.backend.syscall_filter())
             os.close(filter_w)
         cmd = build_command(self.spec, req_r, ans_w, info_w, filter_r)
         limits = self.spec.limits

@@ -133,6 +133,9 @@ class SandboxSpec:
     # A writable /tmp and /dev/shm of the sandbox's own (tmpfs): a launcher that talks to its
     # child through files there needs them; the child alone writes only its scratch.
     private_tmp: bool = False
+    # The seccomp program bubblewrap installs, where it is not the backend's (compute-sanitizer's
+    # front-end traces the child it starts); the child still installs its own on top (exec_ban).
+    syscall_filter: bytes | None = None
 
     @property
     def mode(self) -> str:

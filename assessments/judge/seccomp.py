@@ -61,20 +61,23 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("<HBBI", code, jt, jf, k)
 
 
-def refused(machine: str | None = None, *, deny_exec: bool = False) -> dict[str, int]:
-    """The refused calls by name and number (`deny_exec`: execve and execveat as well)."""
+def refused(machine: str | None = None, *, deny_exec: bool = False,
+            allow: tuple[str, ...] = ()) -> dict[str, int]:
+    """The refused calls by name and number (`deny_exec`: execve and execveat as well; `allow`:
+    names taken off the list)."""
     machine = machine or platform.machine()
     out = dict(_REFUSED[machine])
     if deny_exec:
         out.update(_EXEC[machine])
-    return out
+    return {name: nr for name, nr in out.items() if name not in allow}
 
 
-def program(machine: str | None = None, *, deny_exec: bool = False) -> bytes:
+def program(machine: str | None = None, *, deny_exec: bool = False,
+            allow: tuple[str, ...] = ()) -> bytes:
     """The filter as bytes of `struct sock_filter`, ready for bubblewrap's --seccomp FD or for
     seccomp(SECCOMP_SET_MODE_FILTER)."""
     machine = machine or platform.machine()
-    numbers = sorted(set(refused(machine, deny_exec=deny_exec).values()))
+    numbers = sorted(set(refused(machine, deny_exec=deny_exec, allow=allow).values()))
     # Layout: arch check, load nr, [x32 check], one jeq per refused call, allow, deny.
     checks = [("jge", _X32_BIT)] if machine == "x86_64" else []
     checks += [("jeq", nr) for nr in numbers]

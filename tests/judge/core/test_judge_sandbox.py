@@ -290,3 +290,37 @@ def test_a_launcher_run_gets_a_tmp_and_shm_of_its_own_and_nothing_else_writable(
         assert said[path] == ("writable" if private else said[path]) and \
             (private or said[path].startswith("refused")), said
     assert not (Path("/tmp/probe").exists() and private), "the sandbox's /tmp is its own"
+
+
+_TRACE_PROBE = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.restype = ctypes.c_long
+print(libc.ptrace(0, 0, None, None), ctypes.get_errno())   # PTRACE_TRACEME
+"""
+
+
+@pytest.mark.skipif(not sandbox.probe()[0], reason="bubblewrap cannot run here")
+def test_only_the_sanitizer_sandbox_lets_its_front_end_trace_the_child(tmp_path):
+    # Seen on an H200: under the usual filter compute-sanitizer ends at once ("Error launching
+    # target app", exit status 13). Its sandbox allows tracing; the child refuses it again itself.
+    from assessments.judge.kinds.cupy import sanitizer
+
+    def traced(program: bytes) -> list[str]:
+        spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(), private_tmp=True,
+                           syscall_filter=program)
+        r_fd, w_fd = os.pipe()
+        os.write(w_fd, program)
+        os.close(w_fd)
+        try:
+            argv = bwrap_argv(spec, [sys.executable, "-I", "-S", "-c", _TRACE_PROBE], None, r_fd)
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=60, pass_fds=(r_fd,),
+                                  env={"PATH": sandbox.SANDBOX_PATH})
+        finally:
+            os.close(r_fd)
+        return done.stdout.split()
+
+    assert traced(sanitizer.syscall_filter()) == ["0", "0"]
+    assert traced(seccomp.program()) == ["-1", "1"]                 # EPERM: a plain run
+    assert "ptrace" in seccomp.refused(deny_exec=True)              # the child's own filter
+    assert not {"ptrace", "process_vm_readv"} & set(seccomp.refused(allow=sanitizer.TRACING_CALLS))

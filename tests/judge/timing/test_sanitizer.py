@@ -15,9 +15,14 @@ from assessments.judge.sandbox import SandboxSpec
 FAKE_SANITIZER = FAKE_ENTRY.parent / "compute_sanitizer.py"
 
 
+FILTERS: list[bytes | None] = []   # the seccomp program each launcher run's sandbox would get
+
+
 def _wrapper(spec: SandboxSpec, argv: list[str]) -> list[str]:
     """The fake GPU's child, behind whatever launcher the judge put in front of it."""
     launcher = list(argv[:len(spec.launcher)])
+    if launcher:
+        FILTERS.append(spec.syscall_filter)
     if launcher:
         launcher = [sys.executable, str(FAKE_SANITIZER)] + launcher[1:]
     return launcher + [sys.executable, "-s", "-B", str(FAKE_ENTRY), "--fake-mode", "honest"] + \
@@ -46,6 +51,8 @@ def test_a_clean_kernel_passes_every_tool_and_the_report_says_so(fake_sanitizer)
     assert all(t["errors"] == 0 for t in s["tools"]) and s["seconds"] > 0
     assert s["cases"] == [c.name for c in small_vector_add().sample_cases]
     assert "compute-sanitizer on" in r.render_text() and "memcheck 0 error(s)" in r.render_text()
+    # Each tool's sandbox lets the front-end trace its child (test_judge_sandbox.py)
+    assert FILTERS[-3:] == [sanitizer.syscall_filter()] * 3
 
 
 @pytest.mark.parametrize("tool, verdict", [("memcheck", Verdict.MEMORY_ERROR),

@@ -20,6 +20,7 @@ import secrets
 import shutil
 from dataclasses import dataclass
 
+from ... import seccomp
 from ...verdicts import Verdict
 
 TOOLS = ("memcheck", "racecheck", "synccheck")
@@ -41,6 +42,18 @@ _HEADERS = re.compile(r"^(Invalid |Error:|Barrier error|Program hit |Race report
                       r"Malloc/Free|Misaligned|Out-of-range|Cuda API error|Leaked)")
 _UNSUPPORTED = re.compile(r"(not supported|Internal Sanitizer Error|Unable to|Target application "
                           r"terminated before|could not|Failed to)", re.IGNORECASE)
+
+
+# The calls the front-end needs to start and watch its child, refused by the sandbox's usual
+# filter: with them refused every tool stops at once ("Error launching target app", exit status
+# 13, seen on an H200 under bubblewrap). Only the front-end gains them: the child installs the
+# usual refusals again on itself before it loads a submission (exec_ban.py).
+TRACING_CALLS = ("ptrace", "process_vm_readv", "process_vm_writev")
+
+
+def syscall_filter() -> bytes:
+    """The seccomp program for the sandbox a tool runs in."""
+    return seccomp.program(allow=TRACING_CALLS)
 
 
 def program() -> str | None:

@@ -227,7 +227,7 @@ def _sanitized_run(run: CupyRun, path: str, tool: str, small) -> "sanitizer.Find
             scratch=scratch, backend=run.backend, limits=limits, isolation=run.isolation,
             wrapper=run.child.spec.wrapper, builds_view=str(run.builds.view.path),
             launcher=sanitizer.launcher(path, tool, prefix), extra_env={sanitizer.ENV: tool},
-            private_tmp=True,
+            private_tmp=True, syscall_filter=sanitizer.syscall_filter(),
             readonly_paths=() if home.startswith("/usr/") else (Path(home),))
         child = ChildProcess(spec)
         child.services.update(gate=run.gate.serve)
