@@ -32,7 +32,10 @@ Arrays never travel on the pipe: .npy/.npz files in the scratch dir the parent o
 """
 from __future__ import annotations
 
+import argparse
 import json
+import os
+from collections.abc import Iterator
 
 MAX_LINE = 8 * 1024 * 1024
 
@@ -79,3 +82,31 @@ class LineBuffer:
         if len(self._buf) > self._max:
             raise ProtocolError("line too long")
         return out
+
+
+def child_arguments(prog: str, argv: list[str] | None = None) -> argparse.Namespace:
+    """What every child is started with (sandbox.child_command): its backend, its scratch and
+    the two pipes."""
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument("--backend", required=True)
+    parser.add_argument("--scratch", required=True)
+    parser.add_argument("--request-fd", type=int, required=True)
+    parser.add_argument("--answer-fd", type=int, required=True)
+    return parser.parse_args(argv)
+
+
+def requests(fd: int) -> Iterator[dict]:
+    """The parent's requests on `fd`, one message each, until it closes the pipe."""
+    lines = LineBuffer()
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return
+        yield from lines.feed(chunk)
+
+
+def write_answer(fd: int, message: dict) -> None:
+    """One answer on `fd`, whole however large."""
+    view = memoryview(encode(message))
+    while view:
+        view = view[os.write(fd, view):]

@@ -9,8 +9,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from ... import seccomp
 from ...sandbox import GiB, MiB, Limits
+from ..child_backend import ChildBackend
 
 CHILD_FILES = ("assessments/judge/kinds/__init__.py", "assessments/judge/kinds/cocotb/__init__.py",
                "assessments/judge/kinds/cocotb/child.py", "assessments/judge/kinds/cocotb/boot.py")
@@ -55,7 +55,7 @@ def tools() -> dict[str, str]:
             "cocotb": cocotb.__version__}
 
 
-class CocotbBackend:
+class CocotbBackend(ChildBackend):
     name = "sim"
     description = "Icarus Verilog with cocotb"
     # One simulation of the correct design; a mutant's is shorter (stages.mutant_limit).
@@ -64,8 +64,6 @@ class CocotbBackend:
     child_module = "assessments.judge.kinds.cocotb.child"
     child_files = CHILD_FILES
     site_entries = SITE_ENTRIES
-    timed = False
-    profiled = False
 
     def env(self, sandboxed: bool) -> dict[str, str]:
         t = tools()
@@ -81,15 +79,6 @@ class CocotbBackend:
         # The machine's load, run queue and pressure would tell a testbench whether other
         # simulations run beside it (the mutants do; the correct design runs alone): hidden.
         return [arg for path in GLOBAL_LOAD if os.path.exists(path) for arg in ("--ro-bind", "/dev/null", path)]
-
-    def syscall_filter(self) -> bytes:
-        return seccomp.program()
-
-    def emulator_fingerprint(self) -> None:
-        return None
-
-    def __repr__(self) -> str:
-        return "<CocotbBackend 'sim'>"
 
 
 SIM = CocotbBackend()

@@ -1,8 +1,8 @@
 """`KIND`: function tasks in C++ as the judge's core sees them (kinds.Kind): its own screen,
-session and loading (stages.py), the function kinds' other steps (kinds/python/stages.py)."""
+session and loading (stages.py), the function kinds' other steps (kinds/python/stages.py, the
+pipeline it inherits)."""
 from __future__ import annotations
 
-from ..python import stages as common
 from ..python.kind import PythonKind
 from . import stages
 
@@ -15,7 +15,6 @@ class CppKind(PythonKind):
     screen = staticmethod(stages.screen)
     session = staticmethod(stages.session)
     load = staticmethod(stages.load)
-    run_test = staticmethod(common.run_test)
 
 
 KIND = CppKind()

@@ -5,10 +5,9 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
-from pathlib import Path
 
-from ... import seccomp
 from ...sandbox import GiB, MiB, Limits
+from ..child_backend import ChildBackend
 
 CHILD_FILES = ("assessments/judge/kinds/__init__.py", "assessments/judge/kinds/promql/__init__.py",
                "assessments/judge/kinds/promql/child.py", "assessments/judge/kinds/promql/exec_once.py")
@@ -31,7 +30,7 @@ def promtool() -> tuple[str, str]:
     return path, (out.stdout + out.stderr).strip().splitlines()[0] if (out.stdout + out.stderr).strip() else ""
 
 
-class RulesBackend:
+class RulesBackend(ChildBackend):
     name = "cpu"
     description = "promtool"
     # A test evaluates about 500 series for two hours of minutes in well under a second; 20 s of
@@ -42,27 +41,6 @@ class RulesBackend:
     test_cpu_s = 20
     child_module = "assessments.judge.kinds.promql.child"
     child_files = CHILD_FILES
-    site_entries: tuple[str, ...] = ()
-    timed = False
-    profiled = False
-
-    def env(self, sandboxed: bool) -> dict[str, str]:
-        return {}
-
-    def scratch_env(self, scratch: Path) -> dict[str, str]:
-        return {}
-
-    def binds(self) -> list[str]:
-        return []
-
-    def syscall_filter(self) -> bytes:
-        return seccomp.program()
-
-    def emulator_fingerprint(self) -> None:
-        return None
-
-    def __repr__(self) -> str:
-        return "<RulesBackend 'cpu'>"
 
 
 BACKEND = RulesBackend()

@@ -11,13 +11,12 @@ stderr on one pipe) kept to its first OUTPUT_CAP bytes. This process runs no can
 """
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import signal
 import sys
 
-from ...protocol import LineBuffer, encode
+from ... import protocol
 from .exec_once import Program
 
 OUTPUT_CAP = 4 * 1024 * 1024
@@ -64,39 +63,23 @@ def _test(msg: dict, scratch: str) -> dict:
             "output": b"".join(kept).decode(errors="replace"), "output_bytes": total}
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="assessments.judge.kinds.promql.child")
-    parser.add_argument("--backend", required=True)
-    parser.add_argument("--scratch", required=True)
-    parser.add_argument("--request-fd", type=int, required=True)
-    parser.add_argument("--answer-fd", type=int, required=True)
-    args = parser.parse_args(argv)
+    args = protocol.child_arguments("assessments.judge.kinds.promql.child", argv)
     os.chdir(args.scratch)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    lines = LineBuffer()
-    while True:
-        chunk = os.read(args.request_fd, 1 << 20)
-        if not chunk:
+    for msg in protocol.requests(args.request_fd):
+        if msg.get("op") == "test":
+            try:
+                answer = _test(msg, args.scratch)
+            except OSError as exc:
+                answer = {"ok": False, "error": {"kind": "os", "message": str(exc)}}
+        elif msg.get("op") == "exit":
+            protocol.write_answer(args.answer_fd, {"ok": True, "bye": True})
             return 0
-        for msg in lines.feed(chunk):
-            if msg.get("op") == "test":
-                try:
-                    answer = _test(msg, args.scratch)
-                except OSError as exc:
-                    answer = {"ok": False, "error": {"kind": "os", "message": str(exc)}}
-            elif msg.get("op") == "exit":
-                answer = {"ok": True, "bye": True}
-            else:
-                answer = {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {msg.get('op')!r}"}}
-            _write_all(args.answer_fd, encode(answer))
-            if msg.get("op") == "exit":
-                return 0
+        else:
+            answer = {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {msg.get('op')!r}"}}
+        protocol.write_answer(args.answer_fd, answer)
+    return 0
 
 
 if __name__ == "__main__":

@@ -11,17 +11,8 @@ class PromqlKind(SingleBackendKind):
     extensions = (".yml", ".yaml")   # a Prometheus rule file
     runs_on = BACKEND
     bank = "gpu_tasks.alerts"
-
-    def new_run(self, **fields):
-        return stages.RulesRun(**fields)
-
-    screen = staticmethod(stages.screen)
-    session = staticmethod(stages.session)
-    load = staticmethod(stages.load)
-    run_test = staticmethod(stages.run_test)
-    after_tests = staticmethod(stages.after_tests)
-    measure = staticmethod(stages.measure)
-    describe = staticmethod(stages.describe)
+    pipeline = stages
+    run_type = stages.RulesRun
 
 
 KIND = PromqlKind()

@@ -3,17 +3,15 @@ the Python submission or loads the C++ one (the only backend of kinds `python` a
 `--backend` name is ignored)."""
 from __future__ import annotations
 
-from pathlib import Path
-
-from ... import seccomp
 from ...sandbox import GiB, Limits
+from ..child_backend import ChildBackend
 
 CHILD_FILES = ("assessments/judge/kinds/__init__.py", "assessments/judge/kinds/python/__init__.py",
                "assessments/judge/kinds/python/child.py", "assessments/judge/kinds/python/native.py")
 SITE_ENTRIES = ("numpy", "numpy.libs", "numpy-*.dist-info")
 
 
-class FunctionBackend:
+class FunctionBackend(ChildBackend):
     name = "cpu"
     description = "the CPU"
     # A hidden test is at most a few million accesses: seconds in Python, well under one in C++.
@@ -22,25 +20,6 @@ class FunctionBackend:
     child_files = CHILD_FILES
     site_entries = SITE_ENTRIES
     timed = True          # the submission's time against the reference's, in the same run
-    profiled = False
-
-    def env(self, sandboxed: bool) -> dict[str, str]:
-        return {}
-
-    def scratch_env(self, scratch: Path) -> dict[str, str]:
-        return {}
-
-    def binds(self) -> list[str]:
-        return []
-
-    def syscall_filter(self) -> bytes:
-        return seccomp.program()
-
-    def emulator_fingerprint(self) -> None:
-        return None
-
-    def __repr__(self) -> str:
-        return "<FunctionBackend 'cpu'>"
 
 
 CPU = FunctionBackend()

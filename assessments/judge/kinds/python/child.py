@@ -16,7 +16,6 @@ is exception, memory, recursion, no_function, arity or protocol.
 """
 from __future__ import annotations
 
-import argparse
 import ctypes
 import importlib.util
 import inspect
@@ -29,8 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ... import exec_ban
-from ...protocol import encode
+from ... import exec_ban, protocol
 from . import native
 
 MODULE_NAME = "solution"
@@ -196,31 +194,15 @@ class Child:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="assessments.judge.kinds.python.child")
-    parser.add_argument("--backend", required=True)
-    parser.add_argument("--scratch", required=True)
-    parser.add_argument("--request-fd", type=int, required=True)
-    parser.add_argument("--answer-fd", type=int, required=True)
-    args = parser.parse_args(argv)
+    args = protocol.child_arguments("assessments.judge.kinds.python.child", argv)
     os.chdir(Path(args.scratch))
     child = Child(Path(args.scratch), os.environ.get("KERNELPATH_EMULATOR_BUILDS", ""))
-    requests = os.fdopen(args.request_fd, "rb", buffering=0)
-    answers = os.fdopen(args.answer_fd, "wb", buffering=0)
-    buf = b""
-    while True:
-        while b"\n" not in buf:
-            chunk = requests.read(1 << 16)
-            if not chunk:
-                return 0
-            buf += chunk
-        line, buf = buf.split(b"\n", 1)
-        if not line.strip():
-            continue
-        msg = json.loads(line)
+    for msg in protocol.requests(args.request_fd):
         if msg.get("op") == "exit":
-            answers.write(encode({"ok": True, "bye": True}))
+            protocol.write_answer(args.answer_fd, {"ok": True, "bye": True})
             return 0
-        answers.write(encode(child.handle(msg)))
+        protocol.write_answer(args.answer_fd, child.handle(msg))
+    return 0
 
 
 if __name__ == "__main__":

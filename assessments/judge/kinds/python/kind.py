@@ -13,19 +13,13 @@ class PythonKind(SingleBackendKind):
     runs_on = CPU
     bank = "gpu_tasks.functions"
 
+    pipeline = stages
+
     def accepts(self, task) -> bool:
         return self.language in task.languages
 
     def new_run(self, **fields):
         return stages.FunctionRun(**fields, language=self.language)
-
-    screen = staticmethod(stages.screen)
-    session = staticmethod(stages.session)
-    load = staticmethod(stages.load)
-    run_test = staticmethod(stages.run_test)
-    after_tests = staticmethod(stages.after_tests)
-    measure = staticmethod(stages.measure)
-    describe = staticmethod(stages.describe)
 
 
 KIND = PythonKind()

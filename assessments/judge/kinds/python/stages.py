@@ -29,8 +29,9 @@ from ... import build_cache, scoring
 from ...engine import Run
 from ...outcome import Decided, Outcome
 from ...report import TestReport
-from ...runner import ChildDied, ChildProcess
+from ...runner import ChildDied
 from ...sandbox import SandboxSpec
+from ..child_backend import started_child
 from ...verdicts import Verdict
 from . import faults, screen as python_screen
 
@@ -85,19 +86,9 @@ def session(run: FunctionRun, wrapper):
         spec = SandboxSpec(scratch=scratch, backend=run.backend, limits=run.limits, wrapper=wrapper,
                            isolation=run.isolation,
                            builds_view=str(run.view.path) if run.view is not None else None)
-        run.report.sandbox = spec.mode
-        run.child = ChildProcess(spec)
-        with run.stage("start"):
-            try:
-                run.child.start()
-            except ChildDied as died:
-                raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the sandbox did not start: {died.detail}")) from None
-        run.scratch = run.child.spec.scratch
-        try:
+        with started_child(run, spec):
+            run.scratch = run.child.spec.scratch
             yield
-        finally:
-            with run.stage("teardown"):
-                run.child.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -10,14 +10,11 @@ task's checker or reference; stimulus comes in, outputs go out.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
-from ... import exec_ban
-from ...protocol import encode
+from ... import exec_ban, protocol
 from . import driver
 
 
@@ -45,36 +42,17 @@ def _serve(msg: dict, builds: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="assessments.judge.kinds.verilog.child")
-    parser.add_argument("--backend", required=True)
-    parser.add_argument("--scratch", required=True)
-    parser.add_argument("--request-fd", type=int, required=True)
-    parser.add_argument("--answer-fd", type=int, required=True)
-    args = parser.parse_args(argv)
+    args = protocol.child_arguments("assessments.judge.kinds.verilog.child", argv)
     os.chdir(Path(args.scratch))
     builds = os.environ.get("KERNELPATH_EMULATOR_BUILDS", "")
-    requests = os.fdopen(args.request_fd, "rb", buffering=0)
-    answers = os.fdopen(args.answer_fd, "wb", buffering=0)
     exec_ban.install()   # the design's C++ model loads next: from here on no program starts
-    buf = b""
-    while True:
-        while b"\n" not in buf:
-            chunk = requests.read(1 << 16)
-            if not chunk:
-                return 0
-            buf += chunk
-        line, buf = buf.split(b"\n", 1)
-        if not line.strip():
-            continue
-        msg = json.loads(line)
+    for msg in protocol.requests(args.request_fd):
         try:
             answer = _serve(msg, builds)
         except Exception as exc:   # noqa: BLE001 - the judge's side reports what broke
             answer = {"ok": False, "error": {"kind": "exception", "message": f"{type(exc).__name__}: {exc}"}}
-        answers.write(encode(answer))
-        answers.flush()
-        if msg.get("op") == "exit":
-            return 0
+        protocol.write_answer(args.answer_fd, answer)
+    return 0
 
 
 if __name__ == "__main__":

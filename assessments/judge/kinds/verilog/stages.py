@@ -32,8 +32,9 @@ from ...compile_sandbox import JobFailed, JobFiles
 from ...engine import Run
 from ...outcome import Decided, Outcome
 from ...report import TestReport
-from ...runner import ChildDied, ChildProcess
+from ...runner import ChildDied
 from ...sandbox import SandboxSpec
+from ..child_backend import started_child
 from ...verdicts import Verdict
 from . import checkers, metastability, mismatch, verilator_build, waveform
 from .checkers.clocks import Edge
@@ -123,18 +124,8 @@ def session(run: RtlRun, wrapper):
     try:
         spec = SandboxSpec(scratch=scratch, backend=run.backend, limits=run.limits, wrapper=wrapper,
                            isolation=run.isolation, builds_view=str(run.view.path))
-        run.report.sandbox = spec.mode
-        run.child = ChildProcess(spec)
-        with run.stage("start"):
-            try:
-                run.child.start()
-            except ChildDied as died:
-                raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the sandbox did not start: {died.detail}")) from None
-        try:
+        with started_child(run, spec):
             yield
-        finally:
-            with run.stage("teardown"):
-                run.child.close()
     finally:
         run.view.close()
         shutil.rmtree(scratch, ignore_errors=True)
