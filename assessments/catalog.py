@@ -181,11 +181,10 @@ def tasks_for_skills(skill_ids: list[str], limit: int = 3, track: str | None = N
 def _cover(skill_ids: list[str], pool: list, limit: int) -> list[str]:
     wanted = set(skill_ids)
     uncovered, chosen = set(wanted), []
-    rank = {"easy": 0, "medium": 1, "hard": 2}
     pool = list(pool)
     while pool and len(chosen) < limit:
         best = max(pool, key=lambda t: (len(uncovered & set(t.skills)), len(wanted & set(t.skills)),
-                                        rank.get(t.difficulty, 0)))
+                                        bank.DIFFICULTY_ORDER.get(t.difficulty, 0)))
         if not wanted & set(best.skills):
             break
         chosen.append(best.slug)

@@ -42,10 +42,10 @@ def catalog():
 def practice_tasks(track: str | None = None) -> dict[str, list[str]]:
     """Skill id -> task slugs that evidence it: those written for `track` first (Python for an
     RTL learner is practised on a testbench before a cache simulator), then easiest first."""
-    order = {"easy": 0, "medium": 1, "hard": 2}
     out: dict[str, list[str]] = {}
     for slug, task in sorted(bank.tasks().items(), key=lambda kv: (
-            track is not None and bank.track_of(kv[1]) != track, order.get(kv[1].difficulty, 3), kv[0])):
+            track is not None and bank.track_of(kv[1]) != track,
+            bank.DIFFICULTY_ORDER.get(kv[1].difficulty, 3), kv[0])):
         for skill in task.skills:
             out.setdefault(skill, []).append(slug)
     return out

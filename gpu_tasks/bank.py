@@ -43,6 +43,7 @@ def find(slug: str):
 
 
 TRACKS = ("infrastructure", "hardware_design", "architecture_modeling", "software_optimization")
+DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}   # easiest first where tasks are listed
 
 
 def track_of(task) -> str:

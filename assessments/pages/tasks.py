@@ -55,15 +55,25 @@ def _render_task(slug: str, *, source: str | None = None, error: Refusal | None 
             source = starters.get(style, "") if style else ""
     if style not in starters or starters[style] != source:
         style = next((s for s, code in starters.items() if code == source), None)
-    posted = request.values.get("language")
     if len(detail["languages"]) > 1 and style not in detail["languages"]:
-        # edited code of a task taking several languages: keep the one it was written in
-        style = posted if posted in detail["languages"] else (mine[0].language if mine and mine[0].source == source and mine[0].language else None)
+        style = _language_of_edited(detail["languages"], source, mine)
     return render_template(
         "tasks/detail.html", task=detail, statement=_markdown(detail["statement"], detail["title"]),
         starters=starters, style=style, style_labels=STYLE_LABELS, source=source,
         context=context, mine=mine, error=error,
     ), status
+
+
+def _language_of_edited(languages, source: str, mine) -> str | None:
+    """The language of edited code for a task taking several: the one the form posted, else the
+    one the candidate's latest submission of this very code was written in."""
+    posted = request.values.get("language")
+    if posted in languages:
+        return posted
+    latest = mine[0] if mine else None
+    if latest is not None and latest.source == source and latest.language:
+        return latest.language
+    return None
 
 
 @bp.route("/tasks/<slug>")
