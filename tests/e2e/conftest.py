@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import UNLIMITED_ACCOUNTS
+from tests.e2e.windows import WIDE
 from tests.servers import free_port, wait_until_answering
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,3 +42,11 @@ def server(new_database, starter_database, tmp_path_factory):
     yield base, loaded
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(start_chromium):
+    """A headless Chromium at laptop width, one per test module."""
+    driver = start_chromium(f"--window-size={WIDE[0]},{WIDE[1]}", "--hide-scrollbars")
+    yield driver
+    driver.quit()

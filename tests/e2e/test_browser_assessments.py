@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.axe import assert_accessible
+from tests.e2e.windows import PHONE, WIDE
 
 pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser]
 
@@ -31,7 +32,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("KERNELPATH_SCREENSHOTS") or ROOT / "tests" / "e2e" / "screenshots")
 PASSWORD = "correct horse battery"
 GRADING_WAIT_S = 300  # a sandboxed judge child per run; generous for a busy machine
-WIDE, PHONE = (1280, 900), (390, 844)
 JOB_TEXT = """GPU Kernel Engineer
 
 Minimum qualifications:
@@ -70,11 +70,6 @@ def signup(base, email, role="candidate", organisation=None) -> str:
 # ---- the browser --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def browser(start_chromium):
-    driver = start_chromium(f"--window-size={WIDE[0]},{WIDE[1]}", "--hide-scrollbars")
-    yield driver
-    driver.quit()
 
 
 def set_size(driver, width, height=WIDE[1]):

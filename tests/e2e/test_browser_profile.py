@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.axe import assert_accessible
-from tests.e2e.test_browser_assessments import (GRADING_WAIT_S, PHONE, WIDE, browser,  # noqa: F401
-                                                no_horizontal_scroll, screenshot,
+from tests.e2e.test_browser_assessments import (GRADING_WAIT_S, PHONE, WIDE, no_horizontal_scroll, screenshot,
                                                 screenshots_on_failure, set_size, sign_in, signup, wait)
 
 pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser]

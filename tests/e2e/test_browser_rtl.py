@@ -13,7 +13,6 @@ import pytest
 
 from gpu_tasks.rtl import TASKS as DESIGNS
 from tests.e2e.axe import assert_accessible
-from tests.e2e.test_browser_assessments import browser  # noqa: F401 (the fixture)
 from tests.e2e.test_browser_assessments import (GRADING_WAIT_S, PASSWORD, PHONE, WIDE, call, code,
                                                 no_horizontal_scroll, screenshot,
                                                 screenshots_on_failure, set_size, sign_in, signup,

@@ -8,7 +8,6 @@ filters and the skill suggestions; the remaining pages are visited as each user 
 (The candidate's assessment and the learner's roadmap are walked in test_browser_assessments.py
 and test_browser_roadmap.py, which run the same checks.)
 """
-import re
 
 import pytest
 

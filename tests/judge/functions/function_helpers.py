@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 from pathlib import Path
 
 from assessments.judge import judge
@@ -34,3 +35,35 @@ def judge_file(slug: str, path: Path, **options):
     options.setdefault("seed", 11)
     options.setdefault("timing", False)
     return judge(small(slug), path.read_text(), language=language_of(path), **options)
+
+
+def fixture_function(path: Path, name: str):
+    """The function `name` of a Python fixture, imported from its file."""
+    spec = importlib.util.spec_from_file_location(f"fixture_{path.parent.name}_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def first_failure(logic, calls, answer) -> str | None:
+    """The checker's message on the first call whose answer (`answer(args)`) it refuses."""
+    for args in calls:
+        message = logic.check(args, logic.reference(args), answer(args))
+        if message:
+            return message
+    return None
+
+
+def shorter(task, knob: str, most: int, cases=None):
+    """The task with its hidden tests' `knob` at most `most` (all tests, or those named)."""
+    tests = tuple(TestCase(c.name, {**c.dims, knob: min(c.dims[knob], most)}) for c in task.tests["cpu"]
+                  if cases is None or c.name in cases)
+    return dataclasses.replace(task, tests={"cpu": tests})
+
+
+def assert_fixtures_say_what_they_are(folder: Path, wrong, openings=("# bug:", "# correct:")) -> None:
+    """Each fixture's first line says whether it is right or which bug it holds; every wrong
+    submission a test names is there."""
+    for path in folder.glob("*.py"):
+        assert path.read_text().startswith(openings), path.name
+    assert set(wrong) <= {p.name for p in folder.glob("*.py")}

@@ -4,8 +4,6 @@ predictor in tests/fixtures/functions/branch_predictor/ (first line `# Wrong: ..
 `# Accepted: ...`), and the judge end to end in both languages."""
 from __future__ import annotations
 
-import dataclasses
-import importlib.util
 from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,8 +12,8 @@ import numpy as np
 import pytest
 
 from assessments.judge import Limits, judge
-from gpu_tasks.base import TestCase
 from gpu_tasks.functions import TASKS, branch_predictor as LOGIC
+from tests.judge.functions.function_helpers import first_failure, fixture_function, shorter
 
 TASK = TASKS["branch_predictor"]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "branch_predictor"
@@ -36,9 +34,7 @@ def _call(pcs, taken, history_bits, table_bits) -> dict:
 
 
 def _small(n: int, cases=None):
-    tests = tuple(TestCase(c.name, {**c.dims, "n": min(c.dims["n"], n)}) for c in TASK.tests["cpu"]
-                  if cases is None or c.name in cases)
-    return dataclasses.replace(TASK, tests={"cpu": tests})
+    return shorter(TASK, "n", n, cases)
 
 
 @lru_cache(maxsize=None)
@@ -48,18 +44,11 @@ def _calls(seed: int) -> tuple:
 
 
 def _python(name: str):
-    spec = importlib.util.spec_from_file_location(f"bp_{Path(name).stem}", FIXTURES / name)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.gshare
+    return fixture_function(FIXTURES / name, "gshare")
 
 
 def _first_failure(function, calls) -> str | None:
-    for args in calls:
-        message = LOGIC.check(args, LOGIC.reference(args), function(**args))
-        if message:
-            return message
-    return None
+    return first_failure(LOGIC, calls, lambda args: function(**args))
 
 
 # ---- the model ------------------------------------------------------------------------------------

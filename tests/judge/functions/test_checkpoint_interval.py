@@ -11,6 +11,7 @@ import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
+from tests.judge.functions.function_helpers import first_failure
 
 TASK = TASKS["checkpoint_interval"]
 LOGIC = logic("checkpoint_interval")
@@ -55,11 +56,7 @@ def _answer(plan, args: dict) -> dict:
 
 
 def _first_failure(plan, tests) -> str | None:
-    for args in tests:
-        message = LOGIC.check(args, LOGIC.reference(args), _answer(plan, args))
-        if message:
-            return message
-    return None
+    return first_failure(LOGIC, tests, lambda args: _answer(plan, args))
 
 
 def test_the_statements_formulas_on_worked_jobs():

@@ -3,8 +3,6 @@ against the Python one, the checker on each wrong model in tests/fixtures/functi
 (first line `# Wrong: ...` or `# Accepted: ...`), and the judge end to end in both languages."""
 from __future__ import annotations
 
-import dataclasses
-import importlib.util
 from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,8 +11,8 @@ import numpy as np
 import pytest
 
 from assessments.judge import Limits, judge
-from gpu_tasks.base import TestCase
 from gpu_tasks.functions import TASKS, dram_timing as LOGIC
+from tests.judge.functions.function_helpers import first_failure, fixture_function, shorter
 
 TASK = TASKS["dram_timing"]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "dram_timing"
@@ -40,11 +38,8 @@ def _call(requests, banks=2, policy="fcfs", timing=DDR4) -> dict:
             "banks": banks, "policy": policy, "timing": dict(timing)}
 
 
-def _small(n: int, cases=None) -> object:
-    """The task with its hidden tests' knobs on shorter traces (all tests, or those named)."""
-    tests = tuple(TestCase(c.name, {**c.dims, "n": min(c.dims["n"], n)}) for c in TASK.tests["cpu"]
-                  if cases is None or c.name in cases)
-    return dataclasses.replace(TASK, tests={"cpu": tests})
+def _small(n: int, cases=None):
+    return shorter(TASK, "n", n, cases)
 
 
 @lru_cache(maxsize=None)
@@ -54,18 +49,11 @@ def _calls(seed: int) -> tuple:
 
 
 def _python(name: str):
-    spec = importlib.util.spec_from_file_location(f"dram_{Path(name).stem}", FIXTURES / name)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.simulate_dram
+    return fixture_function(FIXTURES / name, "simulate_dram")
 
 
 def _first_failure(function, calls) -> str | None:
-    for args in calls:
-        message = LOGIC.check(args, LOGIC.reference(args), function(**args))
-        if message:
-            return message
-    return None
+    return first_failure(LOGIC, calls, lambda args: function(**args))
 
 
 # ---- the model ------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
+from tests.judge.functions.function_helpers import assert_fixtures_say_what_they_are, first_failure
 
 TASK = TASKS["gpu_placement"]
 LOGIC = logic("gpu_placement")
@@ -44,18 +45,11 @@ def _generate(seed: int) -> list[dict]:
 
 
 def _first_failure(place, states) -> str | None:
-    for args in states:
-        message = LOGIC.check(args, LOGIC.reference(args), place(args["nodes"], args["jobs"]))
-        if message:
-            return message
-    return None
+    return first_failure(LOGIC, states, lambda args: place(args["nodes"], args["jobs"]))
 
 
 def test_every_fixture_says_what_it_is():
-    for path in FIXTURES.glob("*.py"):
-        first = path.read_text().splitlines()[0]
-        assert first.startswith(("# bug:", "# correct:", "# legal but poor:")), path.name
-    assert set(WRONG) <= {p.name for p in FIXTURES.glob("*.py")}
+    assert_fixtures_say_what_they_are(FIXTURES, WRONG, ("# bug:", "# correct:", "# legal but poor:"))
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -3,7 +3,6 @@ clusters, the checker against filters a candidate might write (tests/fixtures/fu
 k8s_gpu_fit/, first line `# bug: ...` or `# correct: ...`), and the judge end to end."""
 from __future__ import annotations
 
-import importlib.util
 from functools import lru_cache
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
+from tests.judge.functions.function_helpers import assert_fixtures_say_what_they_are, first_failure, fixture_function
 
 TASK = TASKS["k8s_gpu_fit"]
 LOGIC = logic("k8s_gpu_fit")
@@ -88,10 +88,7 @@ CLUSTER = {"nodes": NODES, "pods": PODS}
 
 
 def _fit(name: str):
-    spec = importlib.util.spec_from_file_location(f"k8s_{Path(name).stem}", FIXTURES / name)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.fit
+    return fixture_function(FIXTURES / name, "fit")
 
 
 def _generate(seed: int) -> list[dict]:
@@ -104,18 +101,11 @@ def _clusters(seed: int) -> list[dict]:
 
 
 def _first_failure(fit, clusters) -> str | None:
-    for args in clusters:
-        message = LOGIC.check(args, LOGIC.reference(args), fit(args["nodes"], args["pods"]))
-        if message:
-            return message
-    return None
+    return first_failure(LOGIC, clusters, lambda args: fit(args["nodes"], args["pods"]))
 
 
 def test_every_fixture_says_what_it_is():
-    for path in FIXTURES.glob("*.py"):
-        first = path.read_text().splitlines()[0]
-        assert first.startswith(("# bug:", "# correct:")), path.name
-    assert set(WRONG) <= {p.name for p in FIXTURES.glob("*.py")}
+    assert_fixtures_say_what_they_are(FIXTURES, WRONG)
 
 
 @pytest.mark.parametrize("quantity, thousandths", [

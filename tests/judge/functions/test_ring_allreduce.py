@@ -11,6 +11,7 @@ import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
+from tests.judge.functions.function_helpers import assert_fixtures_say_what_they_are, first_failure
 
 TASK = TASKS["ring_allreduce"]
 LOGIC = logic("ring_allreduce")
@@ -39,17 +40,11 @@ def _hidden_ps(seed: int) -> list[int]:
 
 
 def _first_failure(schedule, ps) -> str | None:
-    for p in ps:
-        message = LOGIC.check({"p": p}, LOGIC.reference({"p": p}), schedule(p))
-        if message:
-            return message
-    return None
+    return first_failure(LOGIC, [{"p": p} for p in ps], lambda args: schedule(args["p"]))
 
 
 def test_every_fixture_says_what_it_is():
-    for path in FIXTURES.glob("*.py"):
-        assert path.read_text().startswith(("# bug:", "# correct")), path.name
-    assert set(WRONG) <= {p.name for p in FIXTURES.glob("*.py")}
+    assert_fixtures_say_what_they_are(FIXTURES, WRONG, ("# bug:", "# correct"))
 
 
 def test_the_reference_is_right_and_shortest_for_every_p():

@@ -4,8 +4,6 @@ functions/warp_scheduler/ (first line `# Wrong: ...` or `# Accepted: ...`), and 
 end in both languages."""
 from __future__ import annotations
 
-import dataclasses
-import importlib.util
 from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,8 +12,8 @@ import numpy as np
 import pytest
 
 from assessments.judge import Limits, judge
-from gpu_tasks.base import TestCase
 from gpu_tasks.functions import TASKS, warp_scheduler as LOGIC
+from tests.judge.functions.function_helpers import first_failure, fixture_function, shorter
 
 TASK = TASKS["warp_scheduler"]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "warp_scheduler"
@@ -42,9 +40,7 @@ def _call(warps, schedulers=1, policy="lrr") -> dict:
 
 
 def _small(instructions: int, cases=None):
-    tests = tuple(TestCase(c.name, {**c.dims, "instructions": min(c.dims["instructions"], instructions)})
-                  for c in TASK.tests["cpu"] if cases is None or c.name in cases)
-    return dataclasses.replace(TASK, tests={"cpu": tests})
+    return shorter(TASK, "instructions", instructions, cases)
 
 
 @lru_cache(maxsize=None)
@@ -54,18 +50,11 @@ def _calls(seed: int) -> tuple:
 
 
 def _python(name: str):
-    spec = importlib.util.spec_from_file_location(f"sm_{Path(name).stem}", FIXTURES / name)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.simulate_sm
+    return fixture_function(FIXTURES / name, "simulate_sm")
 
 
 def _first_failure(function, calls) -> str | None:
-    for args in calls:
-        message = LOGIC.check(args, LOGIC.reference(args), function(**args))
-        if message:
-            return message
-    return None
+    return first_failure(LOGIC, calls, lambda args: function(**args))
 
 
 # ---- the model ------------------------------------------------------------------------------------

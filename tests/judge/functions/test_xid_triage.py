@@ -12,6 +12,7 @@ import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
+from tests.judge.functions.function_helpers import first_failure
 
 TASK = TASKS["xid_triage"]
 LOGIC = logic("xid_triage")
@@ -80,11 +81,7 @@ def _generate(seed: int) -> list[dict]:
 
 
 def _first_failure(triage, nodes) -> str | None:
-    for args in nodes:
-        message = LOGIC.check(args, LOGIC.reference(args), triage(args["log"], args["gpus"]))
-        if message:
-            return message
-    return None
+    return first_failure(LOGIC, nodes, lambda args: triage(args["log"], args["gpus"]))
 
 
 def test_the_statements_rules_on_a_hand_written_node():
