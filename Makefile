@@ -114,10 +114,15 @@ serve: system-deps starter static/vendor/editor.js $(SWAGGER_UI)/swagger-ui-bund
 # except the browser walks (pages read through the same services; the walks ran on SQLite).
 # Both in parallel workers (pytest-xdist), one per core unless TEST_WORKERS says otherwise.
 TEST_WORKERS ?= auto
+# Bytecode is written during the tests even where the environment says not to: pytest keeps its
+# assertion-rewritten test modules there (each worker of each pass would rewrite about 500
+# modules again, 13 s apiece), and every server and worker the tests start imports the
+# project compiled once instead of from source.
+TEST_ENV := env -u PYTHONDONTWRITEBYTECODE
 test: test-system-deps $(VENV)/.installed-dev static/vendor/editor.js \
 		$(SWAGGER_UI)/swagger-ui-bundle.js static/vendor/axe.min.js $(TRACK_MODEL)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
-	KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "db and not browser"
+	$(TEST_ENV) $(BIN)/python -m pytest -q -n $(TEST_WORKERS)
+	$(TEST_ENV) KERNELPATH_TEST_DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "db and not browser"
 
 bench: $(VENV)/.installed-dev $(TRACK_MODEL)
 	$(BIN)/python bench/parse.py

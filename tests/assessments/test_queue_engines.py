@@ -22,8 +22,9 @@ pytestmark = [pytest.mark.db, pytest.mark.slow]
 REDIS_URL = os.environ.get("KERNELPATH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 CORRECT = fixture_source("vector_add", "raw_kernel")
 WRONG = fixture_source("vector_add", "partial_half")
-# Ends time_limit_exceeded after the judge's 20 s per-request limit: long enough to kill mid-grade.
-SLOW = fixture_source("vector_add", "endless_python_loop")
+# A correct solution whose loading spins for about two seconds on an idle core (longer on a busy
+# one, far from the judge's 20 s limit): long enough to kill mid-grade, short to grade again.
+SLOW = "for _ in range(80_000_000):\n    pass\n" + CORRECT
 WAIT_S = 600
 
 
@@ -182,7 +183,7 @@ def test_a_killed_celery_worker_leaves_its_submission_to_another(fresh_database)
         assert api.wait(sub_id, until=("running", "queued"))["status"] == "running"
         with celery_worker(env, "heir"):
             final = api.wait(sub_id)
-        assert final["status"] == "done" and final["verdict"] == "time_limit_exceeded"
+        assert final["status"] == "done" and final["verdict"] == "accepted"
         attempts, status = _attempts(database_url, sub_id)
         assert status == "done" and attempts == 2
         time.sleep(1)
@@ -199,5 +200,5 @@ def test_the_local_engine_grades_queued_work_after_a_restart(fresh_database):
         _kill_group(server)   # the service dies mid-grade with more work queued
     with serving(env) as (base, _):
         api.base = base
-        assert api.wait(slow)["verdict"] == "time_limit_exceeded"
+        assert api.wait(slow)["verdict"] == "accepted"
         assert api.wait(queued)["verdict"] == "accepted"
