@@ -161,6 +161,30 @@ def test_candidate_fixes_a_wrong_design_and_the_recruiter_reads_it(server, brows
         assert re.search(r"Score \d+(\.\d+)? / 100", report.text)
         assert "Synthesis" in report.text and re.search(r"\d+ cells \(reference design: \d+\)", report.text)
         assert not report.find_elements(By.CSS_SELECTOR, "svg.waveform")
+
+        # Practice outside the assessment: the same design, put on the leaderboard by area.
+        d.get(base + "/tasks/sync_fifo")
+        wait(d).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".solve .cm-editor")))
+        set_code(d, fixed)
+        assert "Accepted" in submit_and_wait(d).find_element(By.CSS_SELECTOR, ".verdict").text
+        sub_id = re.match(r"Submission #(\d+)", d.find_element(By.ID, "run-status").text).group(1)
+        d.get(f"{base}/submissions/{sub_id}")
+        d.find_element(By.XPATH, "//button[contains(., 'Put it on the leaderboard')]").click()
+        wait(d).until(lambda _: "on the task's leaderboard" in d.find_element(By.TAG_NAME, "main").text)
+        d.get(base + "/tasks/sync_fifo/leaderboard?by=area")
+        board = d.find_element(By.ID, "leaderboard")
+        row = board.find_element(By.CSS_SELECTOR, "tbody tr")
+        # Rank, a pseudonym (never the candidate's name), cells, depth, score, date.
+        assert re.match(r"1 Candidate \d+ \d+ \d+ [\d.]+ \d{4}-\d\d-\d\d", row.text), row.text
+        assert "Ada Rtl" not in board.text
+        row.find_element(By.CSS_SELECTOR, "details.listing summary").click()
+        assert FIX.strip() in row.find_element(By.CSS_SELECTOR, "pre.code").text
+        assert row.find_element(By.LINK_TEXT, "Full report").get_attribute("href").endswith(f"/submissions/{sub_id}")
+        for width in (WIDE[0], PHONE[0]):
+            screenshot(d, f"rtl-leaderboard-{width}", width)
+            assert no_horizontal_scroll(d), f"the design leaderboard scrolls sideways at {width} px"
+            assert_accessible(d)
+        set_size(d, WIDE[0])
         sign_out(d)
 
     with screenshots_on_failure(d, "rtl-recruiter"):
