@@ -95,7 +95,7 @@ def test_replayed_output_is_caught_by_the_recheck(fake_gpu):
     r = _judge(fake_gpu, "replay_by_pointer")
     assert all(t.passed for t in r.tests)     # every test passes: only timing can catch it
     assert r.verdict is Verdict.WRONG_ANSWER, _describe(r)
-    assert r.message.startswith("the output changed under timing"), r.message
+    assert r.message.startswith("a timed run's output is wrong at the benchmark size"), r.message
     assert "timed repeat" in r.message and r.score == 0
     t = r.timing
     assert t is not None and not t.leaderboard_eligible

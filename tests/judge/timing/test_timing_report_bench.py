@@ -67,7 +67,7 @@ def test_bench_cuda_table(monkeypatch, capsys, tmp_path):
     def fake_judge(slug, source, backend, seed, unsafe_no_sandbox=False, listings=True):
         assert backend == "cuda" and unsafe_no_sandbox is (slug == "matmul")
         if slug == "relu":
-            return Report(slug, "cuda", Verdict.WRONG_ANSWER, "the output changed under timing: ...")
+            return Report(slug, "cuda", Verdict.WRONG_ANSWER, "a timed run's output is wrong at the benchmark size: ...")
         flags = ["events_inconsistent_with_wall_time"] if slug == "saxpy" else []
         r = Report(slug, "cuda", Verdict.ACCEPTED, "ok", timing=_timing(flags=flags), score=98.0)
         return r

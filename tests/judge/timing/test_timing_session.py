@@ -159,7 +159,7 @@ def test_the_wall_allowance_comes_from_the_config(tmp_path):
 def test_replayed_output_is_wrong_answer(tmp_path):
     t, outcome, _ = _session(tmp_path, {"behaviour": "replay"})
     assert outcome.verdict is Verdict.WRONG_ANSWER
-    assert outcome.message.startswith("the output changed under timing: wrong answer on timed repeat")
+    assert outcome.message.startswith("a timed run's output is wrong at the benchmark size: wrong answer on timed repeat")
     assert t.stop_reason == "output_changed" and not t.leaderboard_eligible
     assert t.harness["recheck_failure"]["mismatches"]
 

@@ -138,7 +138,10 @@ class TimingSession:
                     "repeat": repeat + 1, "max_error": probe.max_error,
                     "mismatches": [m.__dict__ for m in probe.mismatches]}
                 if not failed.message.startswith("solve modified its input"):
-                    failed.message = f"the output changed under timing: {failed.message}"
+                    # Wrong from the start (precision lost at a size the tests never reach) or
+                    # changed (an output replayed): both are a wrong output under timing.
+                    failed.message = ("a timed run's output is wrong at the benchmark size: "
+                                      f"{failed.message}")
                 raise
 
     def _timed_batch(self, planner: Planner, r: int, checks: int, samples: list, batches: list,
