@@ -128,8 +128,7 @@ def _copy_bandwidth(cp, free: int) -> float:
     def copy():
         rt.memcpyAsync(dst.data.ptr, src.data.ptr, n, rt.memcpyDeviceToDevice,
                        cp.cuda.get_current_stream().ptr)
-    seconds = _best_seconds(cp, copy)
-    del src, dst
+    seconds = _best_seconds(cp, copy)   # the buffers go with this frame
     return 2.0 * n / seconds   # every byte is read once and written once
 
 
