@@ -32,10 +32,10 @@ Arrays never travel on the pipe: .npy/.npz files in the scratch dir the parent o
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 
 MAX_LINE = 8 * 1024 * 1024
 
@@ -84,15 +84,13 @@ class LineBuffer:
         return out
 
 
-def child_arguments(prog: str, argv: list[str] | None = None) -> argparse.Namespace:
-    """What every child is started with (sandbox.child_command): its backend, its scratch and
-    the two pipes."""
-    parser = argparse.ArgumentParser(prog=prog)
-    parser.add_argument("--backend", required=True)
-    parser.add_argument("--scratch", required=True)
-    parser.add_argument("--request-fd", type=int, required=True)
-    parser.add_argument("--answer-fd", type=int, required=True)
-    return parser.parse_args(argv)
+def child_arguments(argv: list[str]) -> SimpleNamespace:
+    """What every child is started with (sandbox.child_command): `--backend NAME --scratch DIR
+    --request-fd N --answer-fd M`. Read by hand, not argparse: a testbench's child starts once per
+    simulation."""
+    words = dict(zip(argv[::2], argv[1::2]))
+    return SimpleNamespace(backend=words["--backend"], scratch=words["--scratch"],
+                           request_fd=int(words["--request-fd"]), answer_fd=int(words["--answer-fd"]))
 
 
 def requests(fd: int) -> Iterator[dict]:
@@ -110,3 +108,15 @@ def write_answer(fd: int, message: dict) -> None:
     view = memoryview(encode(message))
     while view:
         view = view[os.write(fd, view):]
+
+
+def serve(request_fd: int, answer_fd: int, handle: Callable[[dict], dict]) -> int:
+    """A child's life: each request answered with `handle(request)`, until `exit` (answered, then
+    the child ends at once, so the parent need not wait for its pipe to close) or the pipe closes.
+    Returns the exit status."""
+    for msg in requests(request_fd):
+        if msg.get("op") == "exit":
+            write_answer(answer_fd, {"ok": True, "bye": True})
+            return 0
+        write_answer(answer_fd, handle(msg))
+    return 0

@@ -1,5 +1,8 @@
 """The parent side of the child: answers, events, deaths and limits (with a stand-in child)."""
+import json
+import os
 import signal
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -9,7 +12,8 @@ import pytest
 from assessments.judge.kinds.cupy.backends.base import CPU, CUDA
 from assessments.judge.kinds.cupy.faults import from_death
 from assessments.judge.runner import ChildDied, ChildProcess
-from assessments.judge.sandbox import BUBBLEWRAP, UNSAFE, Limits, SandboxSpec, build_command, child_env
+from assessments.judge.sandbox import (BUBBLEWRAP, REPO_ROOT, UNSAFE, Limits, SandboxSpec, build_command,
+                                       child_env)
 from assessments.judge.verdicts import Verdict
 
 FAKE = str(Path(__file__).with_name("fake_child.py"))
@@ -170,3 +174,28 @@ def test_cuda_pipeline_with_a_stand_in_gpu_child(tmp_path, monkeypatch):
     full = round(60 + 40 * rf["fraction"], 2)
     assert r.score == (60.0 if r.timing.flags else full)
     assert r.kernels[0].occupancy == 1.0 and r.kernels[0].registers == 16
+
+
+@pytest.mark.parametrize("module", ["assessments.judge.kinds.python.child",
+                                    "assessments.judge.kinds.verilog.child",
+                                    "assessments.judge.kinds.promql.child",
+                                    "assessments.judge.kinds.cocotb.child"])
+def test_a_plain_child_ends_when_asked_without_waiting_for_its_pipe_to_close(module, tmp_path):
+    # The parent closes a child by asking it to exit; one that waits for end-of-file instead
+    # costs every judging the parent's grace period (2 s) before it is killed.
+    req_r, req_w = os.pipe()
+    ans_r, ans_w = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", module, "--backend", "x", "--scratch", str(tmp_path),
+                             "--request-fd", str(req_r), "--answer-fd", str(ans_w)],
+                            cwd=REPO_ROOT, pass_fds=(req_r, ans_w))
+    os.close(req_r)
+    os.close(ans_w)
+    try:
+        os.write(req_w, b'{"op": "nothing"}\n{"op": "exit"}\n')
+        with os.fdopen(ans_r, "rb") as answers:
+            assert json.loads(answers.readline())["ok"] is False      # an unknown request
+            assert json.loads(answers.readline()) == {"ok": True, "bye": True}
+        assert proc.wait(timeout=60) == 0    # while its request pipe is still open
+    finally:
+        os.close(req_w)
+        proc.kill()

@@ -23,7 +23,7 @@ import signal
 import sys
 import time
 
-from ...protocol import LineBuffer, encode
+from ... import protocol
 
 DESIGN_NAME = "design"     # the memory file's name: the same for every design
 PR_SET_DUMPABLE = 4
@@ -78,31 +78,18 @@ def _simulate(msg: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # --backend NAME --scratch DIR --request-fd N --answer-fd M (sandbox.child_argv); no argparse:
-    # this process starts once per simulation.
-    words = sys.argv[1:] if argv is None else argv
-    args = dict(zip(words[::2], words[1::2]))
-    requests, answers = int(args["--request-fd"]), int(args["--answer-fd"])
-    for fd in (requests, answers):
+    args = protocol.child_arguments(sys.argv[1:] if argv is None else argv)
+    for fd in (args.request_fd, args.answer_fd):
         os.set_inheritable(fd, False)   # the simulator gets neither
-    os.chdir(args["--scratch"])
+    os.chdir(args.scratch)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     _undumpable()
-    lines = LineBuffer()
-    while True:
-        chunk = os.read(requests, 1 << 20)
-        if not chunk:
-            return 0
-        for msg in lines.feed(chunk):
-            if msg.get("op") == "simulate":
-                answer = _simulate(msg)
-            elif msg.get("op") == "exit":
-                answer = {"ok": True, "bye": True}
-            else:
-                answer = {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {msg.get('op')!r}"}}
-            os.write(answers, encode(answer))
-            if msg.get("op") == "exit":
-                return 0
+
+    def handle(msg: dict) -> dict:
+        if msg.get("op") == "simulate":
+            return _simulate(msg)
+        return {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {msg.get('op')!r}"}}
+    return protocol.serve(args.request_fd, args.answer_fd, handle)
 
 
 if __name__ == "__main__":

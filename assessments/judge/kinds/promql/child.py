@@ -64,22 +64,18 @@ def _test(msg: dict, scratch: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = protocol.child_arguments("assessments.judge.kinds.promql.child", argv)
+    args = protocol.child_arguments(sys.argv[1:] if argv is None else argv)
     os.chdir(args.scratch)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    for msg in protocol.requests(args.request_fd):
-        if msg.get("op") == "test":
-            try:
-                answer = _test(msg, args.scratch)
-            except OSError as exc:
-                answer = {"ok": False, "error": {"kind": "os", "message": str(exc)}}
-        elif msg.get("op") == "exit":
-            protocol.write_answer(args.answer_fd, {"ok": True, "bye": True})
-            return 0
-        else:
-            answer = {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {msg.get('op')!r}"}}
-        protocol.write_answer(args.answer_fd, answer)
-    return 0
+
+    def handle(msg: dict) -> dict:
+        if msg.get("op") != "test":
+            return {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {msg.get('op')!r}"}}
+        try:
+            return _test(msg, args.scratch)
+        except OSError as exc:
+            return {"ok": False, "error": {"kind": "os", "message": str(exc)}}
+    return protocol.serve(args.request_fd, args.answer_fd, handle)
 
 
 if __name__ == "__main__":

@@ -194,15 +194,10 @@ class Child:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = protocol.child_arguments("assessments.judge.kinds.python.child", argv)
+    args = protocol.child_arguments(sys.argv[1:] if argv is None else argv)
     os.chdir(Path(args.scratch))
     child = Child(Path(args.scratch), os.environ.get("KERNELPATH_EMULATOR_BUILDS", ""))
-    for msg in protocol.requests(args.request_fd):
-        if msg.get("op") == "exit":
-            protocol.write_answer(args.answer_fd, {"ok": True, "bye": True})
-            return 0
-        protocol.write_answer(args.answer_fd, child.handle(msg))
-    return 0
+    return protocol.serve(args.request_fd, args.answer_fd, child.handle)
 
 
 if __name__ == "__main__":

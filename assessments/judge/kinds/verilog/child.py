@@ -20,8 +20,6 @@ from . import driver
 
 def _serve(msg: dict, builds: str) -> dict:
     op = msg.get("op")
-    if op == "exit":
-        return {"ok": True, "bye": True}
     if op != "simulate":
         return {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {op!r}"}}
     name = str(msg["model"])
@@ -42,17 +40,17 @@ def _serve(msg: dict, builds: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = protocol.child_arguments("assessments.judge.kinds.verilog.child", argv)
+    args = protocol.child_arguments(sys.argv[1:] if argv is None else argv)
     os.chdir(Path(args.scratch))
     builds = os.environ.get("KERNELPATH_EMULATOR_BUILDS", "")
     exec_ban.install()   # the design's C++ model loads next: from here on no program starts
-    for msg in protocol.requests(args.request_fd):
+
+    def handle(msg: dict) -> dict:
         try:
-            answer = _serve(msg, builds)
+            return _serve(msg, builds)
         except Exception as exc:   # noqa: BLE001 - the judge's side reports what broke
-            answer = {"ok": False, "error": {"kind": "exception", "message": f"{type(exc).__name__}: {exc}"}}
-        protocol.write_answer(args.answer_fd, answer)
-    return 0
+            return {"ok": False, "error": {"kind": "exception", "message": f"{type(exc).__name__}: {exc}"}}
+    return protocol.serve(args.request_fd, args.answer_fd, handle)
 
 
 if __name__ == "__main__":
