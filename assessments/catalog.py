@@ -64,6 +64,7 @@ def summary(task) -> dict:
         "tracks": _tracks(task),
         "kind": bank.kind_of(task),
         "kind_label": bank.KIND_LABELS.get(bank.kind_of(task), bank.kind_of(task)),
+        "judged": bank.HOW_JUDGED.get(bank.kind_of(task), "in the sandbox"),
         "language": bank.languages_of(task)[0],
         "languages": list(bank.languages_of(task)),
     }
@@ -137,18 +138,13 @@ def detail(task) -> dict:
     if other is not None:
         return other(task)
     return {   # a CuPy task
-        **summary(task),
-        "statement": task.statement,
+        **_common(task, task.check),
         "signature": task.signature,
         "args": [{"name": a.name, "role": a.role, "dtype": a.dtype,
                   "shape": getattr(a, "shape", "") or None} for a in task.args],
-        "check": task.check,
         "tolerance": dict(task.tolerance),
-        "samples": [{"name": c.name, "sizes": _dims(c.dims)} for c in task.sample_cases],
-        "tests": {backend: len(cases) for backend, cases in task.tests.items()},
         "benchmark": _dims(task.bench.get("cuda") or {}),
         "styles": list(gpu_tasks.STYLES),
-        "starters": dict(_starters(task.slug)),
     }
 
 

@@ -51,6 +51,7 @@ _spec.loader.exec_module(bench_judge)
 FIXTURES = ROOT / "tests" / "fixtures"
 SOLUTIONS = ROOT / "gpu_tasks" / "solutions"
 STABLE_TASKS = ("vector_add", "reduce_sum", "matmul", "softmax")
+LOADS = ("idle", "busy")   # stability: the host left alone, then every core kept busy
 STEPS = ("device", "peaks", "references", "fixtures", "cheats", "sanitizer_bwrap", "sandbox", "stability",
          "sanitizer", "pytest", "fixture_times")
 # Datasheet figures (NVIDIA H100 Tensor Core GPU datasheet, dense; SXM5 and PCIe boards).
@@ -73,7 +74,7 @@ class Check:
                  runs: int = 5):
         self.out, self.unsafe = out, unsafe
         self.tasks, self.stable, self.runs = list(tasks), tuple(stable), runs
-        self.loads = ("idle", "busy")
+        self.loads = LOADS
         self.only: list[str] = []      # fixture_times: only files whose path holds one of these
         self.fixtures_s, self.pytest_files, self.pytest_k = 180.0, PYTEST_FILES, ""
         self.deadline = time.monotonic() + deadline_s
@@ -338,16 +339,14 @@ def _bwrap_variants(bwrap: str) -> list[tuple[str, list[str]]]:
 
 
 def step_sanitizer_bwrap(c: Check) -> None:
-    from assessments.judge import sandbox, seccomp
+    from assessments.judge import seccomp
     from assessments.judge.kinds.cupy import sanitizer
     tool = sanitizer.program()
-    carried = os.environ.get("KERNELPATH_BWRAP_DIR")
-    bwrap = sandbox.bwrap_path() or (shutil.which("bwrap", path=carried) if carried else None)
+    bwrap, env = _bwrap_env()
     if not tool or not bwrap:
         c.save("sanitizer_bwrap", {"skipped": f"compute-sanitizer {tool}, bwrap {bwrap}"})
         print(f"sanitizer_bwrap: skipped (compute-sanitizer {tool}, bwrap {bwrap})")
         return
-    env = dict(os.environ)
     out, rows = [], []
     for name, prefix in _bwrap_variants(bwrap):
         fds = []
@@ -397,16 +396,25 @@ for slug, path, timing in json.loads(sys.argv[1]):
 """
 
 
+def _bwrap_env() -> tuple[str | None, dict]:
+    """(bubblewrap's path, the environment it runs in): the machine's, else the one carried in
+    $KERNELPATH_BWRAP_DIR (bench/gpu_tools.sh), with its own libraries only where the machine's
+    do not serve it (they can be older than the machine's C library)."""
+    env = dict(os.environ)
+    found = shutil.which("bwrap")
+    carried = os.environ.get("KERNELPATH_BWRAP_DIR")
+    if found or not carried:
+        return found, env
+    env["PATH"] = f"{carried}:{env.get('PATH', '')}"
+    bwrap, lib = os.path.join(carried, "bwrap"), os.path.join(carried, "lib")
+    if os.path.isdir(lib) and subprocess.run([bwrap, "--version"], capture_output=True).returncode != 0:
+        env["LD_LIBRARY_PATH"] = f"{lib}:{env.get('LD_LIBRARY_PATH', '')}".rstrip(":")
+    return bwrap, env
+
+
 def step_sandbox(c: Check) -> None:
     """The same judge with bubblewrap: the GPU's device nodes bound, exec refused in the child."""
-    env = dict(os.environ)
-    carried = os.environ.get("KERNELPATH_BWRAP_DIR")
-    if not shutil.which("bwrap") and carried:
-        env["PATH"] = f"{carried}:{env.get('PATH', '')}"
-        lib = os.path.join(carried, "lib")
-        if os.path.isdir(lib) and subprocess.run([os.path.join(carried, "bwrap"), "--version"],
-                                                 capture_output=True).returncode != 0:
-            env["LD_LIBRARY_PATH"] = f"{lib}:{env.get('LD_LIBRARY_PATH', '')}".rstrip(":")
+    _, env = _bwrap_env()
     subs = [("vector_add", "gpu_tasks/solutions/vector_add.py", True),
             ("reduce_sum", "gpu_tasks/solutions/reduce_sum.py", False),
             ("reduce_sum", "tests/fixtures/submissions/reduce_sum/missing_syncthreads.py", False),
@@ -535,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", default="", help="references: only these (comma-separated)")
     parser.add_argument("--stable", default=",".join(STABLE_TASKS), help="stability: these tasks")
     parser.add_argument("--runs", type=int, default=5, help="stability: judgings per task and load")
-    parser.add_argument("--loads", default="idle,busy", help="stability: idle, busy or both")
+    parser.add_argument("--loads", default=",".join(LOADS), help="stability: idle, busy or both")
     parser.add_argument("--only", default="", help="fixture_times: only paths holding one of these "
                         "(comma-separated, relative to tests/fixtures)")
     parser.add_argument("--fixtures-s", type=float, default=180.0, help="fixtures: none starts after")
@@ -554,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
     c.fixtures_s, c.pytest_files = args.fixtures_s, [f for f in args.pytest_files.split(",") if f]
     c.pytest_k = args.pytest_k
     c.only = [o for o in args.only.split(",") if o]
-    c.loads = tuple(x for x in args.loads.split(",") if x in ("idle", "busy")) or ("idle", "busy")
+    c.loads = tuple(x for x in args.loads.split(",") if x in LOADS) or LOADS
     if c.device == "no GPU":
         print("no GPU: CuPy sees no device")
         return 1

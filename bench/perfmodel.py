@@ -37,22 +37,19 @@ def files(only: str | None) -> list[tuple[str, Path]]:
 
 def measured_times() -> dict[str, dict[str, float]]:
     """Measured medians (us) by device (the results file's name) and by file, relative to the
-    repository, from the cuda results: reference solutions and timed fixtures."""
+    repository, from the cuda results: reference solutions and timed fixtures (gpu_check.py's
+    `fixtures` step judges without timing)."""
     out: dict[str, dict[str, float]] = {}
     for path in sorted(RESULTS.glob("cuda-*.json")):
         data = json.loads(path.read_text())
-        times = out.setdefault(path.stem.removeprefix("cuda-"), {})
-        for row in (data.get("references") or {}).get("rows") or []:
-            if row.get("median_ms") and row.get("task") and row.get("verdict") == "accepted":
-                times.setdefault(f"gpu_tasks/solutions/{row['task']}.py", row["median_ms"] * 1e3)
-        for row in data.get("fixture_times") or []:
-            if row.get("median_ms") and row.get("file") and row.get("verdict") == "accepted":
-                times.setdefault(row["file"], row["median_ms"] * 1e3)
-        for row in data.get("fixtures") or []:
-            timing = row.get("timing") or {}
-            if timing.get("median_ms") and row.get("verdict") == "accepted":
-                times.setdefault(row["file"], timing["median_ms"] * 1e3)
-    return {device: times for device, times in out.items() if times}
+        rows = [dict(r, file=f"gpu_tasks/solutions/{r['task']}.py")
+                for r in (data.get("references") or {}).get("rows") or [] if r.get("task")]
+        rows += data.get("fixture_times") or []
+        times = {r["file"]: r["median_ms"] * 1e3 for r in reversed(rows)
+                 if r.get("median_ms") and r.get("file") and r.get("verdict") == "accepted"}
+        if times:
+            out[path.stem.removeprefix("cuda-")] = times
+    return out
 
 
 def _profiled(job: tuple[str, str, bool]) -> dict:

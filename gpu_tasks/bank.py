@@ -11,6 +11,11 @@ _PACKAGES = ("gpu_tasks.registry", "gpu_tasks.rtl", "gpu_tasks.testbench", "gpu_
              "gpu_tasks.alerts")
 KIND_LABELS = {"cupy": "CuPy kernel", "verilog": "Verilog design", "cocotb": "cocotb testbench",
                "python": "Function", "promql": "Prometheus rules"}
+# How a submission of each kind is judged, as its report page says it.
+HOW_JUDGED = {"verilog": "simulated (Verilator) and synthesized (Yosys)",
+              "cocotb": "simulated (Icarus Verilog) against the design and its mutants",
+              "python": "called on hidden inputs in the sandbox",
+              "promql": "unit-tested by promtool on hidden series"}
 # What the editor highlights, per kind (a task taking several languages lists its own).
 LANGUAGES = {"cupy": "python", "verilog": "verilog", "cocotb": "python", "python": "python",
              "promql": "yaml"}
@@ -42,6 +47,8 @@ def find(slug: str):
     return tasks().get(slug)
 
 
+# The taxonomy's tracks (tests/gpu_tasks/test_bank.py holds them equal): the bank imports only
+# numpy and the standard library.
 TRACKS = ("infrastructure", "hardware_design", "architecture_modeling", "software_optimization")
 DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}   # easiest first where tasks are listed
 

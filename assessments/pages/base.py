@@ -77,6 +77,14 @@ def _num(value, digits: int = 4) -> str:
 bp.add_app_template_global(_num, "kp_num")
 
 
+@bp.app_template_filter("kp_language")
+def _language(value: str | None, missing: str = "–") -> str:
+    """A function task's language as people write it: python -> Python, cpp -> C++."""
+    if not value:
+        return missing
+    return STYLE_LABELS[value][0] if value in ("python", "cpp") else value
+
+
 @bp.app_template_filter("kp_count")
 def _count(value) -> str:
     """A counter as people read it: 950, 12.4k, 3.1M, 2.15G."""

@@ -22,7 +22,6 @@ class ChildBackend:
     child_files: tuple[str, ...]          # repository paths bound for the child
     site_entries: tuple[str, ...] = ()    # site-packages entries (glob patterns) it imports
     timed = False                         # the submission's time earns points
-    profiled = False                      # the cpu backend's performance model (cupy only)
 
     def env(self, sandboxed: bool) -> dict[str, str]:
         return {}

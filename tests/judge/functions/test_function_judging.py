@@ -1,6 +1,6 @@
 """Function submissions judged end to end in the sandbox (kinds python and cpp): the fixtures'
 verdicts and messages, the starters, samples, performance figures, and the CLI's choice of kind
-by the file's extension. The tasks' tests are shortened (conftest.SMALL); a C++ build is made
+by the file's extension. The tasks' tests are shortened (function_helpers.SMALL); a C++ build is made
 once per machine and then found in the build cache."""
 from __future__ import annotations
 

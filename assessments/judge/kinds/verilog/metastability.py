@@ -14,10 +14,7 @@ import random
 
 from .cdc import CHUNK
 from .checkers import Mismatch
-
-
-def _literal(value: int, width: int) -> str:
-    return f"{width}'b{value:0{width}b}" if width > 1 else str(value)
+from .checkers.base import _bin as _literal
 
 
 class Metastability:

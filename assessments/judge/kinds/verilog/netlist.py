@@ -26,20 +26,23 @@ _WHOLE = {"$mux": ("S",)}
 
 
 class YosysError(Exception):
-    """Yosys refused the design (its first error), or could not run."""
+    """Yosys refused the design (its first error), ran too long, or could not run."""
 
-    def __init__(self, message: str, log: str = "", internal: bool = False):
+    def __init__(self, message: str, log: str = "", internal: bool = False, timed_out: bool = False):
         super().__init__(message)
         self.log = log
         self.internal = internal
+        self.timed_out = timed_out
 
 
-def _yosys(workdir: str, script: str) -> str:
+def yosys(workdir: str, script: str, quiet: bool = True) -> str:
+    """Yosys's log of `script` run in `workdir` (paths there made relative); YosysError when it
+    refuses. `quiet=False` keeps the warnings (synthesis reads latches and loops from them)."""
     try:
-        r = subprocess.run(["yosys", "-q", "-p", script], cwd=workdir, capture_output=True, text=True,
-                           timeout=TIMEOUT_S)
+        r = subprocess.run(["yosys", *(["-q"] if quiet else []), "-p", script], cwd=workdir,
+                           capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        raise YosysError(f"Yosys took longer than {TIMEOUT_S} s") from None
+        raise YosysError(f"Yosys took longer than {TIMEOUT_S} s", timed_out=True) from None
     except OSError as exc:
         raise YosysError(f"cannot run Yosys: {exc}", internal=True) from None
     log = (r.stdout + r.stderr).replace(workdir + "/", "")
@@ -49,14 +52,20 @@ def _yosys(workdir: str, script: str) -> str:
     return log
 
 
+def elaborate_script(top: str, params: dict) -> str:
+    """The script's start for a design written to SOURCE_FILE: read, `top` at `params`,
+    processes to flip-flops, one flat module."""
+    chparams = " ".join(f"-chparam {k} {int(v)}" for k, v in sorted(params.items()))
+    return f"read_verilog -sv {SOURCE_FILE}; hierarchy -check -top {top} {chparams}; proc; flatten"
+
+
 def flatten(workdir: str, source: str, top: str, params: dict) -> dict:
     """The top module at `params` as Yosys's JSON netlist (one module, hierarchy flattened)."""
     Path(workdir, SOURCE_FILE).write_text(source)
-    chparams = " ".join(f"-chparam {k} {int(v)}" for k, v in sorted(params.items()))
     # opt_dff folds enables and synchronous resets into the flip-flops, so that a flip-flop's D
     # pin shows the signal it samples; memories stay memories (the storage is not flip-flops).
-    _yosys(workdir, f"read_verilog -sv {SOURCE_FILE}; hierarchy -check -top {top} {chparams}; proc; "
-                    f"flatten; opt_expr; opt_clean; opt_dff; memory -nomap; opt_clean; write_json netlist.json")
+    yosys(workdir, f"{elaborate_script(top, params)}; opt_expr; opt_clean; opt_dff; memory -nomap; "
+                   f"opt_clean; write_json netlist.json")
     modules = json.loads(Path(workdir, "netlist.json").read_text())["modules"]
     found = [m for m in modules.values() if number(m.get("attributes", {}).get("top", "0"))]
     if not found or number(found[0].get("attributes", {}).get("blackbox", "0")):
@@ -67,7 +76,7 @@ def flatten(workdir: str, source: str, top: str, params: dict) -> dict:
 def to_verilog(workdir: str, top: str, module: dict) -> str:
     """`module` (a netlist as flatten gives it, perhaps changed) as Verilog."""
     Path(workdir, "changed.json").write_text(json.dumps({"modules": {top: module}}))
-    _yosys(workdir, "read_json changed.json; write_verilog -noattr netlist.v")
+    yosys(workdir, "read_json changed.json; write_verilog -noattr netlist.v")
     return Path(workdir, "netlist.v").read_text()
 
 

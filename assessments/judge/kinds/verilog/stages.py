@@ -347,14 +347,17 @@ def run_test(run: RtlRun, index: int, case, test: TestReport) -> None:
     if len(rows) != len(stimulus):
         raise Decided(Outcome(Verdict.INTERNAL_ERROR, "the simulation answered a different number of cycles"))
     hidden = _added_ports(run.crossings.get(key))
+
+    def shown(values: dict) -> dict:   # the design's own ports: without those the judge added
+        return {k: v for k, v in values.items() if k not in hidden} if hidden else values
+
     for c, (inputs, row) in enumerate(zip(stimulus, rows)):
-        before = {k: v for k, v in row["before"].items() if k not in hidden}
         found = draws.tear(c, edges[c], row["before"]) if draws else None
-        found = found or checker.before_edge(c, inputs, before)
+        found = found or checker.before_edge(c, inputs, shown(row["before"]))
         if found is None and row.get("probed") and hasattr(checker, "probed"):
             found = checker.probed(c, list(zip(checker.probe(c) or [], row["probed"])))
         if found is None:
-            found = checker.after_edge(c, inputs, {k: v for k, v in row["after"].items() if k not in hidden})
+            found = checker.after_edge(c, inputs, shown(row["after"]))
         if found is not None:
             if task.domains:
                 run.report.waveform = waveform.edges_window(ports, edges, rows, c, found.signal, found.expected, hidden)

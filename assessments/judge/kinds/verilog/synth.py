@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
-SOURCE_FILE = "design.sv"
-TIMEOUT_S = 120
+from .netlist import SOURCE_FILE, YosysError, elaborate_script, yosys
+
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"')
 _LATCH = re.compile(r"Latch inferred for signal `\\?[^.]*\.\\?([^']+)'")
 _LOOP = re.compile(r"found logic loop|Detected loop at")
 _LTP = re.compile(r"Longest topological path in \S+ \(length=(\d+)\)")
-_ERROR = re.compile(r"^(?:(\S+:\d+): )?ERROR: (.*)$", re.M)
 
 
 def simulation_only(source: str) -> list[str]:
@@ -37,22 +35,17 @@ def simulation_only(source: str) -> list[str]:
 def synthesize(workdir: str, source: str, top: str, params: dict) -> dict:
     """{"ok", "cells", "depth", "by_type", "problems": [why not synthesizable], "log"}."""
     Path(workdir, SOURCE_FILE).write_text(source)
-    chparams = " ".join(f"-chparam {k} {int(v)}" for k, v in sorted(params.items()))
-    script = (f"read_verilog -sv {SOURCE_FILE}; hierarchy -check -top {top} {chparams}; proc; flatten; "
-              f"check; synth -top {top}; tee -q -o stat.json stat -json; tee -q -o ltp.txt ltp -noff")
+    script = (f"{elaborate_script(top, params)}; check; synth -top {top}; "
+              f"tee -q -o stat.json stat -json; tee -q -o ltp.txt ltp -noff")
     try:
-        r = subprocess.run(["yosys", "-p", script], cwd=workdir, capture_output=True, text=True,
-                           timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return {"ok": False, "problems": [f"Yosys took longer than {TIMEOUT_S} s"], "log": ""}
-    except OSError as exc:
-        return {"ok": False, "internal": True, "problems": [f"cannot run Yosys: {exc}"], "log": ""}
-    log = (r.stdout + r.stderr).replace(workdir + "/", "")
+        log = yosys(workdir, script, quiet=False)
+    except YosysError as exc:
+        if exc.internal:
+            return {"ok": False, "internal": True, "problems": [str(exc)], "log": ""}
+        if exc.timed_out:
+            return {"ok": False, "problems": [str(exc)], "log": ""}
+        return {"ok": False, "problems": simulation_only(source) + [str(exc)], "log": exc.log}
     problems = simulation_only(source)
-    if r.returncode != 0:
-        errors = [f"{where}: {what}" if where else what for where, what in _ERROR.findall(log)]
-        return {"ok": False, "problems": problems + [f"Yosys: {errors[0] if errors else 'refused the design'}"],
-                "log": log[-4000:]}
     latches = sorted(set(_LATCH.findall(log)))
     if latches:
         problems.append(f"a latch is inferred for {', '.join(f'`{s}`' for s in latches[:5])} (a value "

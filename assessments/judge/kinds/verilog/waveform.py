@@ -139,9 +139,10 @@ def _vcd_in_time(w: dict) -> str:
         widths[i] = s["width"]
         lines.append(f"$var wire {s['width']} {_ident(i)} {s['name']} $end")
     lines += ["$upscope $end", "$enddefinitions $end"]
-    start = min((c[0] for c in _changes(w)), default=0)
+    changes = _changes(w)
+    start = min((c[0] for c in changes), default=0)
     last = None
-    for t, i, v in _changes(w):
+    for t, i, v in changes:
         if t != last:
             lines.append(f"#{t - start}")
             last = t

@@ -39,30 +39,34 @@ def _launch_args(args, kwargs):
     return grid, block, int(kwargs.get("shared_mem", 0) or 0)
 
 
-class _FunctionProxy:
-    """A RawModule function that records its launches."""
+class _Recording:
+    """A kernel or function that records its launches; every other attribute, read or set, is
+    the wrapped one's (launch attributes such as max_dynamic_shared_size_bytes above 48 KiB must
+    reach the real function: kept on the proxy, a 64 KiB launch fails with INVALID_VALUE)."""
 
-    def __init__(self, fn, record):
-        self._fn = fn
+    def __init__(self, wrapped, record):
+        self._wrapped = wrapped
         self._record = record
+
+    def __getattr__(self, item):
+        return getattr(self._wrapped, item)
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._wrapped, name, value)
+
+
+class _FunctionProxy(_Recording):
+    """A RawModule function that records its launches."""
 
     def __call__(self, *args, **kwargs):
         grid, block, smem = _launch_args(args, kwargs)
         kernel_log.record_launch(self._record, grid, block, smem)
-        out = self._fn(*args, **kwargs)
-        _note_attributes(self._record, self._fn)
+        out = self._wrapped(*args, **kwargs)
+        _note_attributes(self._record, self._wrapped)
         return out
-
-    def __getattr__(self, item):
-        return getattr(self._fn, item)
-
-    def __setattr__(self, name, value):
-        # Launch attributes (max_dynamic_shared_size_bytes above 48 KiB, the carve-out) belong to
-        # the real function: kept on the proxy, a 64 KiB launch fails with INVALID_VALUE.
-        if name.startswith("_"):
-            object.__setattr__(self, name, value)
-        else:
-            setattr(self._fn, name, value)
 
 
 def _compiler(backend):
@@ -145,19 +149,15 @@ def _wrap_jit() -> None:
     jit.rawkernel = rawkernel
 
 
-class _JitProxy:
+class _JitProxy(_Recording):
     """A cupyx.jit kernel that records its launches."""
-
-    def __init__(self, kernel, record):
-        self._kernel = kernel
-        self._record = record
 
     def __call__(self, grid, block, args, shared_mem=0, **kwargs):
         kernel_log.record_launch(self._record, grid, block, shared_mem)
-        return self._kernel(grid, block, args, shared_mem=shared_mem, **kwargs)
+        return self._wrapped(grid, block, args, shared_mem=shared_mem, **kwargs)
 
     def __getitem__(self, item):
-        launch = self._kernel[item]
+        launch = self._wrapped[item]
         grid, block = item[0], item[1]
         smem = item[2] if len(item) > 2 else 0
 
@@ -165,12 +165,3 @@ class _JitProxy:
             kernel_log.record_launch(self._record, grid, block, smem)
             return launch(*args, **kwargs)
         return call
-
-    def __getattr__(self, item):
-        return getattr(self._kernel, item)
-
-    def __setattr__(self, name, value):
-        if name.startswith("_"):
-            object.__setattr__(self, name, value)
-        else:
-            setattr(self._kernel, name, value)
