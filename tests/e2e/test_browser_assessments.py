@@ -119,6 +119,12 @@ def sign_in(driver, email):
     driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
 
 
+def sign_out(d):
+    """Sign out and wait until the page says so (the next page must not open signed in)."""
+    d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
+    wait(d).until(lambda _: not d.find_elements(By.XPATH, "//header//button[contains(., 'Sign out')]"))
+
+
 def code(driver) -> str:
     return driver.execute_script("return document.getElementById('source').value;")
 

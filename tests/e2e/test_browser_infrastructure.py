@@ -11,8 +11,8 @@ from gpu_tasks import bank
 from tests.e2e.axe import assert_accessible
 from tests.e2e.test_browser_assessments import (GRADING_WAIT_S, PASSWORD, PHONE, WIDE, call, code,
                                                 no_horizontal_scroll, screenshot,
-                                                screenshots_on_failure, set_size, sign_in, signup,
-                                                wait)
+                                                screenshots_on_failure, set_size, sign_in, sign_out,
+                                                signup, wait)
 
 pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser]
 
@@ -20,12 +20,6 @@ webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
-
-def sign_out(d):
-    """Sign out and wait until the page says so (the next page must not open signed in)."""
-    d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
-    wait(d).until(lambda _: not d.find_elements(By.XPATH, "//header//button[contains(., 'Sign out')]"))
-
 
 JOB_TEXT = """GPU Cluster Reliability Engineer
 
@@ -67,7 +61,10 @@ def test_infrastructure_assessment_verifies_a_skill_that_ranks_the_candidate(ser
         Select(d.find_element(By.ID, "job_id")).select_by_value(str(job["id"]))
         form = d.find_element(By.ID, "job_id")
         d.find_element(By.XPATH, "//button[contains(., 'Suggest tasks for this job')]").click()
-        wait(d).until(EC.staleness_of(form))   # the page came back with the suggestions ticked
+        wait(d).until(EC.staleness_of(form))   # the old page is gone; then the new one, whole
+        wait(d).until(lambda _: d.execute_script("return document.readyState") == "complete"
+                      and d.find_elements(By.CSS_SELECTOR, "button[type=submit]")
+                      and "Create assessment" in d.find_element(By.TAG_NAME, "main").text)
         ticked = [c.get_attribute("value") for c in d.find_elements(By.CSS_SELECTOR, "input[name=tasks]:checked")]
         assert ticked, "the job's suggested tasks come pre-ticked"
         assert all(bank.find(t).track == "infrastructure" for t in ticked), ticked
@@ -96,6 +93,9 @@ def test_infrastructure_assessment_verifies_a_skill_that_ranks_the_candidate(ser
         wait(d).until(EC.url_contains(f"/tasks/ring_allreduce?assessment={assessment_id}"))
         wait(d).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".solve .cm-editor")))
         assert code(d).startswith("def schedule(p):")
+        # The banner says how a function is judged, not that it is simulated.
+        banner = d.find_element(By.CSS_SELECTOR, ".assessment-banner").text
+        assert "each is called on hidden inputs in the sandbox" in banner and "simulated" not in banner
         d.execute_script("window.KernelPathEditor.setValue(document.getElementById('source'), arguments[0]);", RING)
         d.find_element(By.ID, "submit-btn").click()
         wait(d, GRADING_WAIT_S).until(lambda _: re.match(

@@ -15,8 +15,8 @@ from gpu_tasks.rtl import TASKS as DESIGNS
 from tests.e2e.axe import assert_accessible
 from tests.e2e.test_browser_assessments import (GRADING_WAIT_S, PASSWORD, PHONE, WIDE, call, code,
                                                 no_horizontal_scroll, screenshot,
-                                                screenshots_on_failure, set_size, sign_in, signup,
-                                                wait)
+                                                screenshots_on_failure, set_size, sign_in, sign_out,
+                                                signup, wait)
 
 pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser,
               pytest.mark.skipif(not shutil.which("verilator") or not shutil.which("yosys"),
@@ -26,12 +26,6 @@ webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
-
-def sign_out(d):
-    """Sign out and wait until the page says so (the next page must not open signed in)."""
-    d.find_element(By.XPATH, "//header//button[contains(., 'Sign out')]").click()
-    wait(d).until(lambda _: not d.find_elements(By.XPATH, "//header//button[contains(., 'Sign out')]"))
-
 
 JOB_TEXT = """RTL Design Engineer, GPU Memory Subsystem
 
@@ -121,7 +115,8 @@ def test_candidate_fixes_a_wrong_design_and_the_recruiter_reads_it(server, brows
         # The design task's page: ports, the module header as starter, highlighted as Verilog.
         ports = d.find_element(By.CSS_SELECTOR, "table.ports")
         assert "Ports of sync_fifo" in ports.text and "$clog2(DEPTH)+1" in ports.text
-        assert "designs and testbenches are simulated" in d.find_element(By.CSS_SELECTOR, ".assessment-banner").text
+        assert "each is simulated (Verilator) and synthesized (Yosys)" in d.find_element(
+            By.CSS_SELECTOR, ".assessment-banner").text
         editor = wait(d).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".solve .cm-editor")))
         assert code(d).startswith("module sync_fifo #(") and "endmodule" in code(d)
         assert editor.find_elements(By.CSS_SELECTOR, ".cm-line span"), "the starter is highlighted"
