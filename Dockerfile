@@ -28,8 +28,11 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 COPY . .
 COPY --from=assets /src/static/vendor static/vendor
-# The track classifier and the taxonomy's tokens, made once here rather than at every start.
+# The track classifier and the taxonomy's tokens, made once here rather than at every start;
+# the project's bytecode, which the environment says not to write at run time (every process
+# and every sandbox would compile the judge's modules again).
 RUN python -m skillmap.prepare \
+    && python -m compileall -q assessments gpu_tasks skillmap jobdata candidates accounts web \
     && useradd --create-home --uid 10001 kernelpath \
     && mkdir -p instance && chown kernelpath instance
 USER kernelpath

@@ -16,6 +16,8 @@ from .sandbox import SandboxSpec, build_command, child_env, parse_info, preexec
 
 INFO_TIMEOUT_S = 20.0
 WATCHDOG_TICK_S = 0.1
+PROGRAM_POLL_S = 0.05
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -40,6 +42,26 @@ class Answer:
     message: dict
     events: list
     elapsed_s: float
+
+
+@dataclass
+class Exited:
+    """How a program (SandboxSpec.program) ended."""
+
+    returncode: int | None
+    signal: int | None
+    cpu_s: float                # CPU seconds it used
+    over_cpu: bool = False      # killed past its CPU cap
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time a running process has used so far (every thread)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 @dataclass
@@ -78,8 +100,10 @@ class ChildProcess:
 
     # -- life ----------------------------------------------------------------------------------
     def start(self) -> None:
-        req_r, req_w = os.pipe()
-        ans_r, ans_w = os.pipe()
+        req_r = req_w = ans_r = ans_w = None
+        if not self.spec.program:   # a program takes no requests
+            req_r, req_w = os.pipe()
+            ans_r, ans_w = os.pipe()
         info_r = info_w = filter_r = None
         if self.spec.sandboxed:
             info_r, info_w = os.pipe()
@@ -93,8 +117,9 @@ class ChildProcess:
         passed = tuple(fd for fd in (req_r, ans_w, info_w, filter_r) if fd is not None)
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             try:
+                stdin = subprocess.DEVNULL if self.spec.stdin is None else self.spec.stdin
                 self.proc = subprocess.Popen(
-                    cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, pass_fds=passed,
+                    cmd, stdin=stdin, stdout=out, stderr=err, pass_fds=passed,
                     cwd=str(self.spec.scratch), env=child_env(self.spec),
                     preexec_fn=preexec(limits, self.group), start_new_session=True, close_fds=True)
             except BaseException:
@@ -108,7 +133,8 @@ class ChildProcess:
                 for fd in passed:
                     os.close(fd)
         self._req_w, self._ans_r = req_w, ans_r
-        os.set_blocking(req_w, False)
+        if req_w is not None:
+            os.set_blocking(req_w, False)
         self.started = time.monotonic()
         if info_r is not None:
             self._read_info(info_r)
@@ -160,11 +186,20 @@ class ChildProcess:
         return self.spec.limits.wall_s - (time.monotonic() - self.started - self.excluded_s)
 
     # -- requests ------------------------------------------------------------------------------
-    def request(self, message: dict, timeout_s: float | None = None) -> Answer:
-        """Send one request and wait for its answer, collecting events; ChildDied on failure."""
+    def request(self, message: dict, timeout_s: float | Callable[[], float] | None = None) -> Answer:
+        """Send one request and wait for its answer, collecting events; ChildDied on failure.
+
+        `timeout_s` may be a function, asked again at every tick: a limit another thread lowers
+        while the child works (down to 0: stop now)."""
         assert self.proc is not None
-        limit = self.spec.limits.op_wall_s if timeout_s is None else timeout_s
-        limit = min(limit, max(self.remaining_wall(), 0.0))
+        moving = callable(timeout_s)
+        cap = max(self.remaining_wall(), 0.0)
+
+        def current_limit() -> float:
+            limit = self.spec.limits.op_wall_s if timeout_s is None else timeout_s() if moving else timeout_s
+            return min(limit, cap)
+
+        limit = current_limit()
         watchdog = self.group is None
         began = time.monotonic()
         events: list[dict] = []
@@ -177,6 +212,8 @@ class ChildProcess:
                     began += self._serve(msg, events, began + limit)
                     continue
                 events.append(msg)
+            if moving:
+                limit = current_limit()
             left = limit - (time.monotonic() - began)
             if left <= 0:
                 self.kill()
@@ -185,7 +222,7 @@ class ChildProcess:
                                 events=events)
             if watchdog and self._over_processes():
                 raise self._processes(events)
-            tick = WATCHDOG_TICK_S if watchdog else 0.5
+            tick = WATCHDOG_TICK_S if watchdog or moving else 0.5
             ready, _, _ = select.select([self._ans_r], [], [], min(left, tick))
             if not ready:
                 if self.proc.poll() is not None:
@@ -207,6 +244,62 @@ class ChildProcess:
             except ProtocolError as exc:
                 self.kill()
                 raise ChildDied("channel", *self._status(), detail=str(exc), events=events)
+
+    def wait(self, timeout_s: float | Callable[[], float], cpu_s: float | None = None) -> Exited:
+        """Wait for the spec's program to end by itself: within `timeout_s` (ChildDied "wall"; a
+        function is asked again at every tick) and, with `cpu_s`, within that many CPU seconds
+        of the program, watched from here so that no limit it could read tells it its cap (past
+        it: killed, `over_cpu`). ChildDied for processes and memory as `request` raises it."""
+        assert self.proc is not None and self.spec.program
+        moving = callable(timeout_s)
+        cap = max(self.remaining_wall(), 0.0)
+        began = next_watch = time.monotonic()
+        program_pid = None
+        used = 0.0
+        ended = os.pidfd_open(self.proc.pid)    # readable once the process has ended
+        try:
+            while True:
+                if self.proc.poll() is not None:
+                    self._check_caps([])
+                    # The cgroup counts the ended program; else the last look at it.
+                    total = self.group.cpu_seconds() if self.group is not None else None
+                    return Exited(*self._status(), cpu_s=round(used if total is None else total, 3))
+                program_pid = program_pid or self._program_pid()
+                used = self._cpu_used(program_pid, used)
+                now = time.monotonic()
+                limit = min(timeout_s() if moving else timeout_s, cap)
+                if now - began > limit:
+                    raise self._over_wall([], f"no end within {limit:.0f} s")
+                if self.group is None and now >= next_watch:
+                    next_watch = now + WATCHDOG_TICK_S
+                    if self._over_processes():
+                        raise self._processes([])
+                if cpu_s is not None and used > cpu_s:
+                    self.kill()
+                    return Exited(*self._status(), cpu_s=round(used, 3), over_cpu=True)
+                select.select([ended], [], [], PROGRAM_POLL_S)
+        finally:
+            os.close(ended)
+
+    def _cpu_used(self, program_pid: int | None, last: float) -> float:
+        """CPU seconds of the run so far: its cgroup's (every process), else the program's."""
+        total = self.group.cpu_seconds() if self.group is not None else None
+        if total is not None:
+            return total
+        return max(last, _cpu_seconds(program_pid)) if program_pid else last
+
+    def _program_pid(self) -> int | None:
+        """The program's pid: bubblewrap's init's first child (pid 2 of the sandbox), else the
+        process started."""
+        init = self.info.get("child-pid")
+        if not isinstance(init, int):
+            return self.proc.pid
+        try:
+            with open(f"/proc/{init}/task/{init}/children") as fh:
+                children = fh.read().split()
+        except OSError:
+            return None
+        return int(children[0]) if children else None
 
     def _serve(self, msg: dict, events: list, deadline: float) -> float:
         """Answer one of the child's requests on its request pipe, by the request's deadline
@@ -244,8 +337,12 @@ class ChildProcess:
         return ChildDied("wall", *self._status(), detail=detail, events=events)
 
     def _answered(self, msg: dict, events: list, began: float) -> Answer:
-        # A refused fork or thread, or a member killed for memory, means the run went over its
-        # caps, whatever the child answered.
+        self._check_caps(events)
+        return Answer(msg, events, time.monotonic() - began)
+
+    def _check_caps(self, events: list) -> None:
+        """A refused fork or thread, or a member killed for memory, means the run went over its
+        caps, whatever the child answered (ChildDied)."""
         if (self.group is not None and self.group.processes_hit()) or \
                 (self.group is None and self._over_processes()):
             raise self._processes(events)
@@ -254,7 +351,6 @@ class ChildProcess:
             rc, sig = self._status()
             raise ChildDied("exit", rc, sig, detail="a process of the run was killed for memory",
                             events=events, oom_killed=True)
-        return Answer(msg, events, time.monotonic() - began)
 
     def _processes(self, events: list) -> ChildDied:
         self.kill()

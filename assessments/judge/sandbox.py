@@ -11,9 +11,11 @@ What differs by backend (its files, device nodes, environment, limits) is the ba
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import os
 import platform
+import py_compile
 import resource
 import shutil
 import signal
@@ -136,6 +138,11 @@ class SandboxSpec:
     # The seccomp program bubblewrap installs, where it is not the backend's (compute-sanitizer's
     # front-end traces the child it starts); the child still installs its own on top (exec_ban).
     syscall_filter: bytes | None = None
+    # A program the sandbox runs in place of the protocol child (a simulator with the testbench's
+    # Python inside it): it takes no requests and the parent waits for it to end (runner's
+    # `ChildProcess.wait`). `stdin` is its standard input, a descriptor the caller keeps open.
+    program: tuple[str, ...] = ()
+    stdin: int | None = None
 
     @property
     def mode(self) -> str:
@@ -147,14 +154,17 @@ class SandboxSpec:
         return self.wrapper is None and self.isolation == BUBBLEWRAP
 
 
-def child_argv(spec: SandboxSpec, request_fd: int, answer_fd: int) -> list[str]:
-    """The plain child command (behind its launcher, if any), before any wrapper."""
+def child_argv(spec: SandboxSpec, request_fd: int | None, answer_fd: int | None) -> list[str]:
+    """The plain child command (behind its launcher, if any), before any wrapper: the protocol
+    child, or the spec's program."""
+    if spec.program:
+        return [*spec.launcher, *spec.program]
     return [*spec.launcher, spec.python, "-s", "-B", "-m", spec.backend.child_module, "--backend", spec.backend.name,
             "--scratch", str(spec.scratch), "--request-fd", str(request_fd),
             "--answer-fd", str(answer_fd)]
 
 
-def build_command(spec: SandboxSpec, request_fd: int, answer_fd: int,
+def build_command(spec: SandboxSpec, request_fd: int | None, answer_fd: int | None,
                   info_fd: int | None = None, seccomp_fd: int | None = None) -> list[str]:
     """The command that starts the child: under bubblewrap, a test's wrapper, or bare."""
     argv = child_argv(spec, request_fd, answer_fd)
@@ -254,11 +264,34 @@ def _python_binds(python: str, site_entries: tuple[str, ...] = ()) -> list[str]:
 
 
 def _repo_binds(repo: Path, backend: SandboxedBackend) -> list[str]:
+    """The judge's files the child imports, each with its bytecode where there is one (the
+    sandbox writes none, and compiling them costs every child a few milliseconds)."""
     binds: list[str] = []
     for rel in CHILD_FILES + backend.child_files:
         path = str(repo / rel)
         binds += ["--ro-bind", path, path]
+        cached = _bytecode(path) if path.endswith(".py") else None
+        if cached:
+            binds += ["--ro-bind", cached, cached]
     return binds
+
+
+_compiled: set[str] = set()
+
+
+def _bytecode(source: str) -> str | None:
+    """The source's bytecode file, compiled once per process where it is missing or older than
+    the source and Python may write bytecode here; None where there is none. Python checks it
+    against the source before use, so a stale one only costs reading it."""
+    cached = importlib.util.cache_from_source(source)
+    if source not in _compiled and not sys.dont_write_bytecode:
+        _compiled.add(source)
+        try:
+            if not os.path.exists(cached) or os.path.getmtime(cached) < os.path.getmtime(source):
+                py_compile.compile(source, cfile=cached, doraise=True)
+        except (OSError, py_compile.PyCompileError):
+            pass    # a read-only checkout: the child compiles it itself
+    return cached if os.path.exists(cached) else None
 
 
 def bwrap_argv(spec: SandboxSpec, argv: list[str], info_fd: int | None,

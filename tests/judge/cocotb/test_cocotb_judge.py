@@ -128,3 +128,22 @@ def test_the_cli_judges_a_testbench_by_the_task_and_writes_json(tmp_path):
                             str(FIXTURES / "syntax_error.py").replace(".py", ".v")], cwd=ROOT,
                            capture_output=True, text=True, timeout=60)
     assert wrong.returncode == 2 and "fifo_tb takes a .py file" in wrong.stderr
+
+
+def test_a_bare_assert_fails_with_the_values_it_compared():
+    r = judged(fixture("bare_assert.py"), suite="samples")
+    assert r.verdict is Verdict.WRONG_ANSWER, _describe(r)
+    assert "test `one_write_counts_two` fails: AssertionError: assert 1 == 2" in r.message
+
+
+def test_a_simulation_that_ends_before_its_test_is_a_wrong_answer_saying_so():
+    r = judged(fixture("no_clock.py"), suite="samples")
+    assert r.verdict is Verdict.WRONG_ANSWER, _describe(r)
+    assert "test `waits_for_a_clock_nobody_started` fails: SimFailure" in r.message
+    assert "the simulation ended prematurely" in r.message
+
+
+def test_the_correct_designs_log_reaches_the_report_to_its_last_line(reference_report):
+    # The simulator ends without the interpreter's teardown once the results are written: what
+    # was printed until then is flushed first.
+    assert "TESTS=4 PASS=4 FAIL=0 SKIP=0" in reference_report.stdout

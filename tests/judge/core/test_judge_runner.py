@@ -178,8 +178,7 @@ def test_cuda_pipeline_with_a_stand_in_gpu_child(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("module", ["assessments.judge.kinds.python.child",
                                     "assessments.judge.kinds.verilog.child",
-                                    "assessments.judge.kinds.promql.child",
-                                    "assessments.judge.kinds.cocotb.child"])
+                                    "assessments.judge.kinds.promql.child"])
 def test_a_plain_child_ends_when_asked_without_waiting_for_its_pipe_to_close(module, tmp_path):
     # The parent closes a child by asking it to exit; one that waits for end-of-file instead
     # costs every judging the parent's grace period (2 s) before it is killed.
@@ -199,3 +198,48 @@ def test_a_plain_child_ends_when_asked_without_waiting_for_its_pipe_to_close(mod
     finally:
         os.close(req_w)
         proc.kill()
+
+
+# ---- a program in place of the protocol child (SandboxSpec.program: the testbench kind's simulator)
+def _program(tmp_path, code: str, **kwargs) -> ChildProcess:
+    from assessments.judge import sandbox
+    if not sandbox.probe()[0]:
+        pytest.skip("bubblewrap cannot run here")
+    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits(cpu_s=30, wall_s=60.0, op_wall_s=30.0),
+                       program=(sys.executable, "-I", "-S", "-c", code), isolation=BUBBLEWRAP, **kwargs)
+    return ChildProcess(spec)
+
+
+def test_a_program_reads_its_stdin_and_its_exit_status_comes_back(tmp_path):
+    fd = os.memfd_create("input")
+    os.write(fd, b"a line for the program")
+    child = _program(tmp_path, "import sys; print(open('/proc/self/fd/0').read()); sys.exit(3)", stdin=fd)
+    try:
+        child.start()
+        os.close(fd)
+        exited = child.wait(30.0)
+    finally:
+        child.close()
+    assert exited.returncode == 3 and exited.signal is None and not exited.over_cpu
+    assert exited.cpu_s > 0
+    assert child.captured("stdout", 100)[0].strip() == "a line for the program"
+
+
+def test_a_program_past_its_cpu_cap_is_killed_from_outside_where_it_cannot_read_the_cap(tmp_path):
+    code = "import resource; print(resource.getrlimit(resource.RLIMIT_CPU)[0], flush=True)\nwhile True: pass"
+    with _program(tmp_path, code) as child:
+        exited = child.wait(30.0, cpu_s=0.5)
+    assert exited.over_cpu and exited.cpu_s >= 0.5
+    assert child.captured("stdout", 100)[0].strip() == "30"     # the run's rlimit, not the cap
+
+
+def test_a_programs_wall_clock_lowered_while_it_runs_ends_it(tmp_path):
+    import threading
+    import time
+    limit = [30.0]
+    threading.Timer(0.5, lambda: limit.__setitem__(0, 0.0)).start()
+    began = time.monotonic()
+    with _program(tmp_path, "import time; time.sleep(60)") as child:
+        with pytest.raises(ChildDied) as info:
+            child.wait(lambda: limit[0])
+    assert info.value.reason == "wall" and time.monotonic() - began < 20

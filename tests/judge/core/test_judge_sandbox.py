@@ -1,6 +1,7 @@
 """The sandbox's shape: what is bound (an import audit of the child), the refusal without
 bubblewrap, the unsafe opt-out, the seccomp filter, the cgroup and the GPU device nodes."""
 import ast
+import importlib.util
 import json
 import os
 import signal
@@ -84,6 +85,8 @@ def test_nothing_holding_references_is_bound(tmp_path):
     repo = [s for s in sources if REPO_ROOT in s.parents]
     assert repo, "the child's modules are bound"
     for s in repo:
+        if s.suffix == ".pyc":      # a child file's bytecode
+            s = Path(importlib.util.source_from_cache(s))
         rel = s.relative_to(REPO_ROOT).as_posix()
         assert rel in CHILD_FILES + CPU.child_files or rel.startswith(CPU.child_files[-1]) \
             or rel.startswith(".venv/"), rel
@@ -96,6 +99,15 @@ def test_nothing_holding_references_is_bound(tmp_path):
     assert {"--unshare-net", "--unshare-pid", "--unshare-user", "--disable-userns", "--new-session",
             "--die-with-parent"} <= set(args)
     assert args.index("--remount-ro") > args.index("--tmpfs")
+
+
+def test_the_child_files_bytecode_is_bound_beside_them_where_there_is_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    spec = SandboxSpec(scratch=tmp_path, backend=CPU, limits=Limits())
+    args = bwrap_argv(spec, ["python"], None)
+    bound = {args[i + 1] for i, a in enumerate(args) if a == "--ro-bind"}
+    source = str(REPO_ROOT / "assessments/judge/protocol.py")
+    assert source in bound and importlib.util.cache_from_source(source) in bound
 
 
 def test_probe_succeeds_here():

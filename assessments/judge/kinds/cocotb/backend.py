@@ -1,6 +1,6 @@
-"""Where a testbench runs: the run sandbox, as Icarus Verilog's `vvp` with cocotb's VPI library,
-started by a small child (child.py) that hands it one design (the only backend of this kind; a
-`--backend` name is ignored)."""
+"""Where a testbench runs: the run sandbox, whose one program is Icarus Verilog's `vvp` with
+cocotb's VPI library and one design (sim.py; the only backend of this kind: a `--backend` name is
+ignored)."""
 from __future__ import annotations
 
 import functools
@@ -12,8 +12,9 @@ from pathlib import Path
 from ...sandbox import GiB, MiB, Limits
 from ..child_backend import ChildBackend
 
+# What the simulator's Python imports of the judge (the exec ban, boot.py) besides sandbox.CHILD_FILES.
 CHILD_FILES = ("assessments/judge/kinds/__init__.py", "assessments/judge/kinds/cocotb/__init__.py",
-               "assessments/judge/kinds/cocotb/child.py", "assessments/judge/kinds/cocotb/boot.py")
+               "assessments/judge/kinds/cocotb/boot.py")
 # cocotb and what it imports in the simulator (pytest: its assertion rewriting and raises).
 SITE_ENTRIES = ("cocotb", "cocotb-*.dist-info", "cocotb_tools", "pygpi", "find_libpython", "pytest", "_pytest", "pluggy",
                 "iniconfig", "packaging", "py.py", "pygments")
@@ -61,14 +62,14 @@ class CocotbBackend(ChildBackend):
     # One simulation of the correct design; a mutant's is shorter (stages.mutant_limit).
     limits = Limits(cpu_s=60, wall_s=180.0, op_wall_s=20.0, memory=2 * GiB, processes=32,
                     file_size=16 * MiB, scratch_size=256 * MiB)
-    child_module = "assessments.judge.kinds.cocotb.child"
+    child_module = ""      # no protocol child: the sandbox's program is the simulator (sim.py)
     child_files = CHILD_FILES
     site_entries = SITE_ENTRIES
 
     def env(self, sandboxed: bool) -> dict[str, str]:
         t = tools()
         return {"COCOTB_TEST_MODULES": MODULE, "TOPLEVEL_LANG": "verilog",
-                "COCOTB_REWRITE_ASSERTION_FILES": f"{MODULE}.py", "COCOTB_ANSI_OUTPUT": "0", "GPI_LOG_LEVEL": "WARNING",
+                "COCOTB_REWRITE_ASSERTION_FILES": "", "COCOTB_ANSI_OUTPUT": "0", "GPI_LOG_LEVEL": "WARNING",
                 "PYGPI_PYTHON_BIN": sys.executable, "GPI_USERS": f"{t['libpython']};{t['pygpi']}",
                 "PYGPI_USERS": ",".join(ENTRY_POINTS), "PYTHONHASHSEED": "0"}
 

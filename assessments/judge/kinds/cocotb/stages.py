@@ -1,7 +1,9 @@
 """The `cocotb` kind's steps (kinds.Kind): compile the correct design and its mutants with Icarus
 Verilog in the compile sandbox (cached by content), then simulate the testbench against each, one
-sandbox per design: the correct design first (every test must pass), then the mutants side by
-side (a mutant is caught when a test fails on it).
+sandbox per design, a few side by side: the correct design first (every test must pass), the
+mutants after it and beside it (a mutant is caught when a test fails on it). A mutant's limits
+come from the correct design's run; one that starts before that run ends gets the correct
+design's own limits, its wall clock lowered to the mutant's as soon as they are known.
 
 The testbench never sees the seed (cocotb's random seed is derived from it, the same for every
 design of a judging), the reference, another design or which design it is running against.
@@ -13,6 +15,7 @@ import hashlib
 import math
 import os
 import subprocess
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,6 +43,7 @@ CORRECT = "correct design"     # gpu_tasks.testbench.CORRECT: the first test's n
 # testbench on a machine twice as busy still finishes.
 MUTANT_CPU_SLACK_S = 2.0
 MUTANT_WALL_SLACK_S = 5.0
+MAX_SIDE_BY_SIDE = 4
 
 
 @dataclass
@@ -49,7 +53,10 @@ class TbRun(Run):
     designs: dict = field(default_factory=dict)     # test name -> .vvp bytes
     correct: Simulation | None = None
     pool: ThreadPoolExecutor | None = None
-    pending: dict = field(default_factory=dict)     # mutant test name -> Future[Simulation]
+    pending: dict = field(default_factory=dict)     # test name -> Future[Simulation]
+    mutant_limits: tuple[float, int] | None = None  # (wall s, CPU s), once the correct design ran
+    stopped: bool = False                           # the judging ended: running simulations stop
+    correct_ended: threading.Event = field(default_factory=threading.Event)
     wrapper: Any = None
 
 
@@ -83,6 +90,8 @@ def session(run: TbRun, wrapper):
     try:
         yield
     finally:
+        run.stopped = True
+        run.correct_ended.set()
         if run.pool is not None:
             for future in run.pending.values():
                 future.cancel()
@@ -165,21 +174,52 @@ def _mutant_limits(run: TbRun) -> tuple[float, int]:
     return wall, cpu
 
 
-def _start_mutants(run: TbRun) -> None:
-    """Every mutant of the run at once, a few side by side, once the correct design passed."""
-    wall, cpu = _mutant_limits(run)
-    names = [c.name for c in run.cases if c.name != CORRECT]
-    run.pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1, len(names))))
-    for name in names:
-        run.pending[name] = run.pool.submit(_simulate, run, name, wall_s=wall, cpu_s=cpu)
+def _simulate_mutant(run: TbRun, name: str, early: bool) -> Simulation | None:
+    """One mutant's simulation. An early one runs beside the correct design: the correct design's
+    own CPU cap (the child's, fixed at the start), its wall clock lowered to the mutant's once the
+    correct design's run has ended. The others wait for that end (None: the judging stopped)."""
+    if not early:
+        run.correct_ended.wait()
+        if run.stopped:
+            return None
+    cpu = run.mutant_limits[1] if run.mutant_limits is not None else run.limits.cpu_s
+    return _simulate(run, name, wall_s=lambda: _mutant_wall(run), cpu_s=cpu)
+
+
+def _mutant_wall(run: TbRun) -> float:
+    """The correct design's limit until its run ends, then the mutant's; none once the judging
+    has ended (a wrong testbench, an error)."""
+    if run.stopped:
+        return 0.0
+    return run.mutant_limits[0] if run.mutant_limits is not None else run.limits.op_wall_s
+
+
+def _start(run: TbRun) -> None:
+    """Every design of the run in order, a few side by side: the correct design first, with one
+    mutant per other core beside it (so no core waits for its run to end, and a testbench that
+    fails on it wastes little), then the rest."""
+    cores = os.cpu_count() or 1
+    # One more than the cores: each simulation spends a little of its time starting its sandbox,
+    # off the CPU.
+    run.pool = ThreadPoolExecutor(max_workers=min(MAX_SIDE_BY_SIDE, cores + 1, len(run.cases)))
+    mutants = 0
+    for case in run.cases:
+        if case.name == CORRECT:
+            run.pending[case.name] = run.pool.submit(_simulate, run, case.name, wall_s=run.limits.op_wall_s,
+                                                     cpu_s=run.limits.cpu_s)
+        else:
+            run.pending[case.name] = run.pool.submit(_simulate_mutant, run, case.name, mutants < cores - 1)
+            mutants += 1
+    if CORRECT not in run.pending:
+        run.correct_ended.set()
 
 
 def run_test(run: TbRun, index: int, case, test: TestReport) -> None:
+    if run.pool is None:
+        _start(run)
     if case.name == CORRECT:
         _judge_correct(run, test)
         return
-    if not run.pending:
-        _start_mutants(run)
     future: Future = run.pending[case.name]
     sim = future.result()
     test.elapsed_s = sim.wall_s
@@ -230,8 +270,10 @@ def _how_it_stopped(sim: Simulation) -> str:
 
 def _judge_correct(run: TbRun, test: TestReport) -> None:
     """Every test passes on the correct design, within the limits; else the verdict says why."""
-    sim = _simulate(run, CORRECT, wall_s=run.limits.op_wall_s, cpu_s=run.limits.cpu_s)
+    sim = run.pending[CORRECT].result()
     run.correct = sim
+    run.mutant_limits = _mutant_limits(run)
+    run.correct_ended.set()
     test.elapsed_s = sim.wall_s
     on = "on the correct design"
     limit = run.limits.op_wall_s
