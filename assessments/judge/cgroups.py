@@ -152,12 +152,15 @@ class RunGroup:
     def cpu_seconds(self) -> float | None:
         """CPU time the group's processes have used, the ended ones included (None: cgroup v1
         without the cpuacct hierarchy)."""
-        if self.version == "v2":
-            return self._counter(self.dirs[""] / "cpu.stat", "usage_usec") / 1e6
-        acct = self.dirs.get("cpuacct")
         try:
+            if self.version == "v2":
+                for line in (self.dirs[""] / "cpu.stat").read_text().splitlines():
+                    if line.startswith("usage_usec "):
+                        return int(line.split()[1]) / 1e6
+                return None
+            acct = self.dirs.get("cpuacct")
             return int((acct / "cpuacct.usage").read_text()) / 1e9 if acct is not None else None
-        except (OSError, ValueError):
+        except (OSError, ValueError, IndexError):
             return None
 
     def oom_killed(self) -> bool | None:

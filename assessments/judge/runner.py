@@ -54,16 +54,6 @@ class Exited:
     over_cpu: bool = False      # killed past its CPU cap
 
 
-def _cpu_seconds(pid: int) -> float:
-    """The CPU time a running process has used so far (every thread)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
 @dataclass
 class _Task:
     pid: int
@@ -71,6 +61,7 @@ class _Task:
     threads: int
     state: str
     nspid: int | None
+    cpu_s: float = 0.0      # user and system time so far, every thread
 
 
 class ChildProcess:
@@ -254,9 +245,11 @@ class ChildProcess:
         moving = callable(timeout_s)
         cap = max(self.remaining_wall(), 0.0)
         began = next_watch = time.monotonic()
-        program_pid = None
         used = 0.0
-        ended = os.pidfd_open(self.proc.pid)    # readable once the process has ended
+        try:
+            ended = os.pidfd_open(self.proc.pid)    # readable once the process has ended
+        except OSError:     # an old kernel: poll
+            ended = None
         try:
             while True:
                 if self.proc.poll() is not None:
@@ -264,42 +257,29 @@ class ChildProcess:
                     # The cgroup counts the ended program; else the last look at it.
                     total = self.group.cpu_seconds() if self.group is not None else None
                     return Exited(*self._status(), cpu_s=round(used if total is None else total, 3))
-                program_pid = program_pid or self._program_pid()
-                used = self._cpu_used(program_pid, used)
                 now = time.monotonic()
+                total = self.group.cpu_seconds() if self.group is not None else None
+                if total is not None:
+                    used = total
+                elif now >= next_watch:     # no cgroup counts it: every process of the sandbox
+                    next_watch = now + WATCHDOG_TICK_S
+                    tasks = self._tasks()
+                    used = max(used, sum(t.cpu_s for t in tasks))
+                    if self.group is None and sum(t.threads for t in tasks) > self.spec.limits.processes:
+                        raise self._processes([])
                 limit = min(timeout_s() if moving else timeout_s, cap)
                 if now - began > limit:
                     raise self._over_wall([], f"no end within {limit:.0f} s")
-                if self.group is None and now >= next_watch:
-                    next_watch = now + WATCHDOG_TICK_S
-                    if self._over_processes():
-                        raise self._processes([])
                 if cpu_s is not None and used > cpu_s:
                     self.kill()
                     return Exited(*self._status(), cpu_s=round(used, 3), over_cpu=True)
-                select.select([ended], [], [], PROGRAM_POLL_S)
+                if ended is not None:
+                    select.select([ended], [], [], PROGRAM_POLL_S)
+                else:
+                    time.sleep(PROGRAM_POLL_S)
         finally:
-            os.close(ended)
-
-    def _cpu_used(self, program_pid: int | None, last: float) -> float:
-        """CPU seconds of the run so far: its cgroup's (every process), else the program's."""
-        total = self.group.cpu_seconds() if self.group is not None else None
-        if total is not None:
-            return total
-        return max(last, _cpu_seconds(program_pid)) if program_pid else last
-
-    def _program_pid(self) -> int | None:
-        """The program's pid: bubblewrap's init's first child (pid 2 of the sandbox), else the
-        process started."""
-        init = self.info.get("child-pid")
-        if not isinstance(init, int):
-            return self.proc.pid
-        try:
-            with open(f"/proc/{init}/task/{init}/children") as fh:
-                children = fh.read().split()
-        except OSError:
-            return None
-        return int(children[0]) if children else None
+            if ended is not None:
+                os.close(ended)
 
     def _serve(self, msg: dict, events: list, deadline: float) -> float:
         """Answer one of the child's requests on its request pipe, by the request's deadline
@@ -419,7 +399,8 @@ class ChildProcess:
                                 break
             except (OSError, ValueError, IndexError):
                 continue
-            out.append(_Task(pid, int(fields[1]), int(fields[17]), fields[0].decode(), nspid))
+            out.append(_Task(pid, int(fields[1]), int(fields[17]), fields[0].decode(), nspid,
+                             (int(fields[11]) + int(fields[12])) / CLOCK_TICKS))
         return out
 
     def _over_processes(self) -> bool:

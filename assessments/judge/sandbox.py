@@ -277,21 +277,24 @@ def _repo_binds(repo: Path, backend: SandboxedBackend) -> list[str]:
 
 
 _compiled: set[str] = set()
+_compiling = threading.Lock()
 
 
 def _bytecode(source: str) -> str | None:
     """The source's bytecode file, compiled once per process where it is missing or older than
     the source and Python may write bytecode here; None where there is none. Python checks it
-    against the source before use, so a stale one only costs reading it."""
+    against the source before use, so a stale one only costs reading it. Under a lock: sandboxes
+    started side by side see the same files."""
     cached = importlib.util.cache_from_source(source)
-    if source not in _compiled and not sys.dont_write_bytecode:
-        _compiled.add(source)
-        try:
-            if not os.path.exists(cached) or os.path.getmtime(cached) < os.path.getmtime(source):
-                py_compile.compile(source, cfile=cached, doraise=True)
-        except (OSError, py_compile.PyCompileError):
-            pass    # a read-only checkout: the child compiles it itself
-    return cached if os.path.exists(cached) else None
+    with _compiling:
+        if source not in _compiled and not sys.dont_write_bytecode:
+            _compiled.add(source)
+            try:
+                if not os.path.exists(cached) or os.path.getmtime(cached) < os.path.getmtime(source):
+                    py_compile.compile(source, cfile=cached, doraise=True)
+            except (OSError, py_compile.PyCompileError):
+                pass    # a read-only checkout: the child compiles it itself
+        return cached if os.path.exists(cached) else None
 
 
 def bwrap_argv(spec: SandboxSpec, argv: list[str], info_fd: int | None,
@@ -317,6 +320,10 @@ def bwrap_argv(spec: SandboxSpec, argv: list[str], info_fd: int | None,
             args += ["--ro-bind", path, path]  # the submission: readable, not replaceable
     # bubblewrap leaves its root and /dev tmpfs writable: only the tmpfs mounts made above should be.
     args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", scratch]
+    if spec.program:
+        # The program is the sandbox's pid 1: no bubblewrap init beside it, whose command line
+        # (the parent's descriptor numbers, which differ from run to run) it could read.
+        args += ["--as-pid-1"]
     if info_fd is not None:
         args += ["--info-fd", str(info_fd)]
     if seccomp_fd is not None:

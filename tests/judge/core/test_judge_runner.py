@@ -225,7 +225,12 @@ def test_a_program_reads_its_stdin_and_its_exit_status_comes_back(tmp_path):
     assert child.captured("stdout", 100)[0].strip() == "a line for the program"
 
 
-def test_a_program_past_its_cpu_cap_is_killed_from_outside_where_it_cannot_read_the_cap(tmp_path):
+@pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "no cgroup"])
+def test_a_program_past_its_cpu_cap_is_killed_from_outside_where_it_cannot_read_the_cap(tmp_path, monkeypatch,
+                                                                                       cgroup):
+    from assessments.judge import cgroups
+    if not cgroup:      # the CPU time then comes from the sandbox's processes in /proc
+        monkeypatch.setattr(cgroups, "create", lambda *a, **k: None)
     code = "import resource; print(resource.getrlimit(resource.RLIMIT_CPU)[0], flush=True)\nwhile True: pass"
     with _program(tmp_path, code) as child:
         exited = child.wait(30.0, cpu_s=0.5)

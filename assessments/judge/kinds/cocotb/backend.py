@@ -78,7 +78,7 @@ class CocotbBackend(ChildBackend):
 
     def binds(self) -> list[str]:
         # The machine's load, run queue and pressure would tell a testbench whether other
-        # simulations run beside it (the mutants do; the correct design runs alone): hidden.
+        # simulations run beside it: hidden.
         return [arg for path in GLOBAL_LOAD if os.path.exists(path) for arg in ("--ro-bind", "/dev/null", path)]
 
 

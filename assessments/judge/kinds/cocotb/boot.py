@@ -29,12 +29,17 @@ DESIGN_LINK = "/memfd:design"
 
 
 def _close_design() -> None:
-    """Every descriptor of the design's memory file: the simulator's standard input (which gets
-    /dev/null instead) and any the simulator left open."""
+    """Empty the design's memory file (the sandbox's init holds it too, as its standard input,
+    where /proc/1/fd/0 would show it) and close every descriptor of it here: the simulator's
+    standard input, which gets /dev/null instead, and any the simulator left open."""
     for name in os.listdir("/proc/self/fd"):
         try:
             if os.readlink(f"/proc/self/fd/{name}").startswith(DESIGN_LINK):
                 fd = int(name)
+                try:
+                    os.ftruncate(fd, 0)
+                except OSError:
+                    pass        # a read-only descriptor: the writable one empties the file
                 if fd <= 2:
                     null = os.open(os.devnull, os.O_RDONLY)
                     os.dup2(null, fd)

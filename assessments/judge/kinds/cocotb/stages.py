@@ -1,8 +1,8 @@
 """The `cocotb` kind's steps (kinds.Kind): compile the correct design and its mutants with Icarus
 Verilog in the compile sandbox (cached by content), then simulate the testbench against each, one
-sandbox per design, a few side by side: the correct design first (every test must pass), the
-mutants after it and beside it (a mutant is caught when a test fails on it). A mutant's limits
-come from the correct design's run; one that starts before that run ends gets the correct
+sandbox per design, one per core side by side: the correct design first (every test must pass),
+the mutants beside it and after it (a mutant is caught when a test fails on it). A mutant's
+limits come from the correct design's run; one that starts before that run ends gets the correct
 design's own limits, its wall clock lowered to the mutant's as soon as they are known.
 
 The testbench never sees the seed (cocotb's random seed is derived from it, the same for every
@@ -43,7 +43,7 @@ CORRECT = "correct design"     # gpu_tasks.testbench.CORRECT: the first test's n
 # testbench on a machine twice as busy still finishes.
 MUTANT_CPU_SLACK_S = 2.0
 MUTANT_WALL_SLACK_S = 5.0
-MAX_SIDE_BY_SIDE = 4
+MAX_SIDE_BY_SIDE = 4    # simulations at once, at most one per core
 
 
 @dataclass
@@ -174,14 +174,27 @@ def _mutant_limits(run: TbRun) -> tuple[float, int]:
     return wall, cpu
 
 
+def _simulate_correct(run: TbRun) -> Simulation:
+    """The correct design's simulation; its end sets the mutants' limits and lets the rest start
+    (here, in the worker, so no mutant starts between its end and its limits)."""
+    try:
+        sim = _simulate(run, CORRECT, wall_s=lambda: 0.0 if run.stopped else run.limits.op_wall_s,
+                        cpu_s=run.limits.cpu_s)
+        run.correct = sim
+        run.mutant_limits = _mutant_limits(run)
+        return sim
+    finally:
+        run.correct_ended.set()
+
+
 def _simulate_mutant(run: TbRun, name: str, early: bool) -> Simulation | None:
     """One mutant's simulation. An early one runs beside the correct design: the correct design's
     own CPU cap (the child's, fixed at the start), its wall clock lowered to the mutant's once the
     correct design's run has ended. The others wait for that end (None: the judging stopped)."""
     if not early:
         run.correct_ended.wait()
-        if run.stopped:
-            return None
+    if run.stopped:
+        return None
     cpu = run.mutant_limits[1] if run.mutant_limits is not None else run.limits.cpu_s
     return _simulate(run, name, wall_s=lambda: _mutant_wall(run), cpu_s=cpu)
 
@@ -195,23 +208,20 @@ def _mutant_wall(run: TbRun) -> float:
 
 
 def _start(run: TbRun) -> None:
-    """Every design of the run in order, a few side by side: the correct design first, with one
-    mutant per other core beside it (so no core waits for its run to end, and a testbench that
-    fails on it wastes little), then the rest."""
-    cores = os.cpu_count() or 1
-    # One more than the cores: each simulation spends a little of its time starting its sandbox,
-    # off the CPU.
-    run.pool = ThreadPoolExecutor(max_workers=min(MAX_SIDE_BY_SIDE, cores + 1, len(run.cases)))
-    mutants = 0
-    for case in run.cases:
-        if case.name == CORRECT:
-            run.pending[case.name] = run.pool.submit(_simulate, run, case.name, wall_s=run.limits.op_wall_s,
-                                                     cpu_s=run.limits.cpu_s)
-        else:
-            run.pending[case.name] = run.pool.submit(_simulate_mutant, run, case.name, mutants < cores - 1)
-            mutants += 1
-    if CORRECT not in run.pending:
+    """Every design of the run, as many side by side as there are cores: the correct design first
+    with one mutant per other core beside it (so no core waits for its run to end, and a
+    testbench that fails on it wastes little), then the rest. Never more than the cores: a
+    simulation sharing a core runs slower, which a testbench could time to tell the correct
+    design from the mutants."""
+    cores = min(MAX_SIDE_BY_SIDE, os.cpu_count() or 1)
+    run.pool = ThreadPoolExecutor(max_workers=min(cores, len(run.cases)))
+    mutants = [c.name for c in run.cases if c.name != CORRECT]
+    if len(mutants) < len(run.cases):
+        run.pending[CORRECT] = run.pool.submit(_simulate_correct, run)
+    else:
         run.correct_ended.set()
+    for i, name in enumerate(mutants):
+        run.pending[name] = run.pool.submit(_simulate_mutant, run, name, i < cores - 1)
 
 
 def run_test(run: TbRun, index: int, case, test: TestReport) -> None:
@@ -222,6 +232,8 @@ def run_test(run: TbRun, index: int, case, test: TestReport) -> None:
         return
     future: Future = run.pending[case.name]
     sim = future.result()
+    if sim is None:     # the judging stopped before it ran (never once the correct design passed)
+        raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"{case.name} was not simulated"))
     test.elapsed_s = sim.wall_s
     caught, by, how = _caught(run, sim)
     mutant = run.task.mutant_named(case.name)
@@ -271,9 +283,6 @@ def _how_it_stopped(sim: Simulation) -> str:
 def _judge_correct(run: TbRun, test: TestReport) -> None:
     """Every test passes on the correct design, within the limits; else the verdict says why."""
     sim = run.pending[CORRECT].result()
-    run.correct = sim
-    run.mutant_limits = _mutant_limits(run)
-    run.correct_ended.set()
     test.elapsed_s = sim.wall_s
     on = "on the correct design"
     limit = run.limits.op_wall_s
