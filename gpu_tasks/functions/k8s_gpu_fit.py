@@ -10,6 +10,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import fit_answers
+from .fit_answers import short, status
 from .model import FunctionTask, cases
 
 GPU = "nvidia.com/gpu"
@@ -632,75 +634,23 @@ def all_reasons(node: dict, pod: dict) -> list[str]:
 
 
 # ---- checking -------------------------------------------------------------------------------------
+WORDS = fit_answers.Words(item="pod", key="pod_name", keyed_by="its metadata.name",
+                          stray="is not the name of a pending pod", node_name="metadata.name",
+                          node="a node of the cluster")
+
+
 def check(args: dict, expected: dict, actual) -> str | None:
-    if not isinstance(actual, dict):
-        return (f"fit returned {type(actual).__name__}, expected a dict {{pod_name: {{\"fits\": [...], "
-                "\"reasons\": {...}}}}")
-    names = [n["metadata"]["name"] for n in args["nodes"]]
-    known = set(names)
-    for raw in args["pods"]:
-        pod = raw["metadata"]["name"]
-        if pod not in actual:
-            return f"no entry for pod {pod!r}: every pod needs one, keyed by its metadata.name"
-        wrong = _shape(pod, actual[pod], known)
-        if wrong:
-            return wrong
-    stray = [k for k in actual if k not in expected]
-    if stray:
-        return f"{stray[0]!r} is not the name of a pending pod"
-    nodes = {n["metadata"]["name"]: n for n in args["nodes"]}
-    for raw in args["pods"]:
-        pod = raw["metadata"]["name"]
-        got, want = actual[pod], expected[pod]
-        fits = set(got["fits"])
-        for name in names:
-            a = None if name in fits else got["reasons"][name]
-            e = want["reasons"].get(name)
-            if a != e:
-                return _explain(args, nodes[name], raw, e, a, actual)
-        if got["fits"] != sorted(got["fits"]):
-            return f"pod {pod!r}: fits holds the right nodes but not sorted: {got['fits'][:6]}..."
-    return None
-
-
-def _shape(pod: str, value, known: set) -> str | None:
-    if not (isinstance(value, dict) and isinstance(value.get("fits"), list)
-            and isinstance(value.get("reasons"), dict)):
-        return f"pod {pod!r}: expected {{\"fits\": [node names], \"reasons\": {{node: reason}}}}, got {_short(value)}"
-    fits, reasons = value["fits"], value["reasons"]
-    for name in fits:
-        if not isinstance(name, str):
-            return f"pod {pod!r}: fits holds {_short(name)}; nodes are named by their metadata.name strings"
-        if name not in known:
-            return f"pod {pod!r}: fits names {name!r}, which is not a node of the cluster"
-        if name in reasons:
-            return f"pod {pod!r}: node {name!r} is both in fits and in reasons"
-    if len(set(fits)) != len(fits):
-        return f"pod {pod!r}: fits names a node twice"
-    for name, why in reasons.items():
-        if name not in known:
-            return f"pod {pod!r}: reasons names {name!r}, which is not a node of the cluster"
-        if not isinstance(why, str):
-            return f"pod {pod!r}, node {name!r}: the reason must be a string, got {_short(why)}"
-    missing = known.difference(fits).difference(reasons)
-    if missing:
-        first = sorted(missing)[0]
-        return f"pod {pod!r}: node {first!r} is neither in fits nor in reasons; every node is in one"
-    return None
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _status(reason) -> str:
-    return "it fits" if reason is None else repr(reason)
+    nodes = args["nodes"]
+    return fit_answers.check(
+        WORDS, [(p["metadata"]["name"], p) for p in args["pods"]], [n["metadata"]["name"] for n in nodes],
+        expected, actual,
+        lambda why: None if isinstance(why, str) else f"the reason must be a string, got {short(why)}",
+        lambda pod, i, want, got: _explain(args, nodes[i], pod, want, got, actual))
 
 
 def _explain(args: dict, node: dict, pod: dict, want, got, actual: dict) -> str:
-    said = (f"pod {pod['metadata']['name']!r} on node {node['metadata']['name']!r}: expected {_status(want)}, "
-            f"got {_status(got)}")
+    said = (f"pod {pod['metadata']['name']!r} on node {node['metadata']['name']!r}: expected {status(want)}, "
+            f"got {status(got)}")
     facts = "; ".join(dict.fromkeys(f for f in (_facts(node, pod, want), _facts(node, pod, got)) if f))
     hint = _likely_mistake(args, node, pod, got, actual)
     if hint is None and got in all_reasons(node, pod):
@@ -711,28 +661,24 @@ def _explain(args: dict, node: dict, pod: dict, want, got, actual: dict) -> str:
 
 def _likely_mistake(args: dict, node: dict, pod: dict, got, actual: dict) -> str | None:
     """The mistake that gives the answer on this pod and node and, of those, agrees best with the
-    rest of the answer (its first pairs of pods and nodes, up to 800)."""
+    rest of the answer (this pod first, up to 800 pairs of pods and nodes)."""
     found = [m for m in MISTAKES if replay(node, pod, m) == got]
-    if len(found) > 1:
-        nodes = args["nodes"][:800]
-        pods = args["pods"][:max(1, 800 // len(nodes))]
+    if len(found) < 2:
+        return MISTAKES[found[0]] if found else None
+    pods, nodes = fit_answers.sample(pod, args["pods"], args["nodes"])
 
-        def answered(p: dict, n: dict):
-            mine = actual[p["metadata"]["name"]]
-            name = n["metadata"]["name"]
-            return None if name in mine["fits"] else mine["reasons"].get(name)
-        said = [[answered(p, n) for n in nodes] for p in pods]
+    def answered(p: dict, n: dict):
+        mine = actual[p["metadata"]["name"]]
+        name = n["metadata"]["name"]
+        return None if name in mine["fits"] else mine["reasons"].get(name)
+    said = [[answered(p, n) for n in nodes] for p in pods]
 
-        def agreement(mistake: str) -> int:
-            m = frozenset((mistake,))
-            prepped = [_prep_node(n, m) for n in nodes]
-            return sum(_reason(pp, pn, m) == a for p, row in zip(pods, said)
-                       for pp in (_prep_pod(p, m),) for pn, a in zip(prepped, row))
-        scores = {m: agreement(m) for m in found}
-        found.sort(key=scores.get, reverse=True)     # stable: ties keep the listed order
-        if scores[found[0]] == scores[found[1]]:     # nothing in the answer tells them apart
-            return f"{MISTAKES[found[0]]} (or: {MISTAKES[found[1]]})"
-    return MISTAKES[found[0]] if found else None
+    def agreement(mistake: str) -> int:
+        m = frozenset((mistake,))
+        prepped = [_prep_node(n, m) for n in nodes]
+        return sum(_reason(pp, pn, m) == a for p, row in zip(pods, said)
+                   for pp in (_prep_pod(p, m),) for pn, a in zip(prepped, row))
+    return fit_answers.likely_mistake(found, MISTAKES, agreement)
 
 
 def _facts(node: dict, pod: dict, reason) -> str:
@@ -745,7 +691,7 @@ def _facts(node: dict, pod: dict, reason) -> str:
     if reason.startswith("untolerated taint"):
         taints = [f"{t['key']}{'=' + t['value'] if t.get('value') else ''}:{t['effect']}"
                   for t in (node.get("spec") or {}).get("taints") or ()]
-        return f"node taints {taints}, pod tolerations {_short(spec.get('tolerations') or [])}"
+        return f"node taints {taints}, pod tolerations {short(spec.get('tolerations') or [])}"
     if reason == "node affinity":
         asked = dict(spec.get("nodeSelector") or {})
         na = (spec.get("affinity") or {}).get("nodeAffinity") or {}
@@ -753,7 +699,7 @@ def _facts(node: dict, pod: dict, reason) -> str:
         keys = set(asked) | {e["key"] for t in (req or {}).get("nodeSelectorTerms", ()) for e in
                              t.get("matchExpressions") or ()}
         labels = {k: v for k, v in (node["metadata"].get("labels") or {}).items() if k in keys}
-        terms = "" if req is None else f", required terms {_short(req['nodeSelectorTerms'])}"
+        terms = "" if req is None else f", required terms {short(req['nodeSelectorTerms'])}"
         return f"node labels {labels}, pod nodeSelector {asked}{terms}"
     if reason == "too many pods":
         return (f"the node holds {node.get('allocated', {}).get('pods', 0)} pods of "

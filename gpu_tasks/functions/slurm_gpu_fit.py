@@ -8,6 +8,8 @@ import re
 
 import numpy as np
 
+from . import fit_answers
+from .fit_answers import short, status
 from .model import FunctionTask, cases
 
 REASONS = ("partition", "state", "constraint", "exclusive", "gpus", "cpus", "memory")
@@ -648,71 +650,24 @@ def all_reasons(fields: dict, job: dict) -> list[str]:
 
 
 # ---- checking -------------------------------------------------------------------------------------
+WORDS = fit_answers.Words(item="job", key="job_id", keyed_by="its id", stray="is not the id of a pending job",
+                          node_name="NodeName", node="the NodeName of a node")
+
+
 def check(args: dict, expected: dict, actual) -> str | None:
-    if not isinstance(actual, dict):
-        return (f"fit returned {type(actual).__name__}, expected a dict {{job_id: {{\"fits\": [...], "
-                "\"reasons\": {...}}}}")
     # The names alone, in order: parsing every record (most of a check's time on 2,000 nodes) is
-    # left to the one mismatch that needs them.
-    names = NODE_NAME.findall(args["nodes"])
-    known = set(names)
-    for job in args["jobs"]:
-        if job["id"] not in actual:   # (keys arrive as strings: the judge's child makes them so)
-            return f"no entry for job {job['id']!r}: every job needs one, keyed by its id"
-        wrong = _shape(job["id"], actual[job["id"]], known)
-        if wrong:
-            return wrong
-    stray = [k for k in actual if k not in expected]
-    if stray:
-        return f"{stray[0]!r} is not the id of a pending job"
-    for job in args["jobs"]:
-        got, want = actual[job["id"]], expected[job["id"]]
-        fits = set(got["fits"])
-        for i, name in enumerate(names):
-            a = None if name in fits else got["reasons"][name]
-            e = want["reasons"].get(name)
-            if a != e:
-                fields = records(args["nodes"])
-                return _explain(fields, args["jobs"], fields[i], job, e, a, actual)
-        if got["fits"] != sorted(got["fits"]):
-            return f"job {job['id']!r}: fits holds the right nodes but not sorted: {got['fits'][:6]}..."
-    return None
-
-
-def _shape(job: str, value, known: set) -> str | None:
-    if not (isinstance(value, dict) and isinstance(value.get("fits"), list)
-            and isinstance(value.get("reasons"), dict)):
-        return f"job {job!r}: expected {{\"fits\": [node names], \"reasons\": {{node: reason}}}}, got {_short(value)}"
-    fits, reasons = value["fits"], value["reasons"]
-    for name in fits:
-        if not isinstance(name, str) or name not in known:
-            return f"job {job!r}: fits names {_short(name)}, which is not the NodeName of a node"
-        if name in reasons:
-            return f"job {job!r}: node {name!r} is both in fits and in reasons"
-    if len(set(fits)) != len(fits):
-        return f"job {job!r}: fits names a node twice"
-    for name, why in reasons.items():
-        if name not in known:
-            return f"job {job!r}: reasons names {name!r}, which is not the NodeName of a node"
-        if why not in REASONS:
-            return f"job {job!r}, node {name!r}: {_short(why)} is not one of {', '.join(REASONS)}"
-    missing = known.difference(fits).difference(reasons)
-    if missing:
-        return f"job {job!r}: node {sorted(missing)[0]!r} is neither in fits nor in reasons; every node is in one"
-    return None
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _status(reason) -> str:
-    return "it fits" if reason is None else repr(reason)
+    # left to the one mismatch that needs them. Ids arrive as strings (the judge's child makes
+    # every key one).
+    def explain(job: dict, i: int, want, got) -> str:
+        fields = records(args["nodes"])
+        return _explain(fields, args["jobs"], fields[i], job, want, got, actual)
+    return fit_answers.check(
+        WORDS, [(j["id"], j) for j in args["jobs"]], NODE_NAME.findall(args["nodes"]), expected, actual,
+        lambda why: None if why in REASONS else f"{short(why)} is not one of {', '.join(REASONS)}", explain)
 
 
 def _explain(fields_all: list, jobs_all: list, fields: dict, job: dict, want, got, actual: dict) -> str:
-    said = f"job {job['id']!r} on node {fields['NodeName']!r}: expected {_status(want)}, got {_status(got)}"
+    said = f"job {job['id']!r} on node {fields['NodeName']!r}: expected {status(want)}, got {status(got)}"
     facts = "; ".join(dict.fromkeys(f for f in (_facts(fields, job, want), _facts(fields, job, got)) if f))
     hint = _likely_mistake(fields_all, jobs_all, fields, job, got, actual)
     if hint is None and got in all_reasons(fields, job):
@@ -723,27 +678,23 @@ def _explain(fields_all: list, jobs_all: list, fields: dict, job: dict, want, go
 
 def _likely_mistake(fields_all: list, jobs_all: list, fields: dict, job: dict, got, actual: dict) -> str | None:
     """The mistake that gives the answer on this job and node and, of those, agrees best with the
-    rest of the answer (its first pairs of jobs and nodes, up to 800)."""
+    rest of the answer (this job first, up to 800 pairs of jobs and nodes)."""
     found = [m for m in MISTAKES if replay(fields, job, m) == got]
-    if len(found) > 1:
-        nodes = fields_all[:800]
-        jobs = ([job] + [j for j in jobs_all if j is not job])[:max(1, 800 // len(nodes))]
+    if len(found) < 2:
+        return MISTAKES[found[0]] if found else None
+    jobs, nodes = fit_answers.sample(job, jobs_all, fields_all)
 
-        def agreement(mistake: str) -> int:
-            m = frozenset((mistake,))
-            prepped = [_node(f, m) for f in nodes]
-            score = 0
-            for j in jobs:
-                mine, pj = actual[j["id"]], _job(j, m)
-                fits = set(mine["fits"])
-                score += sum(_reason(pj, pn, m) == (None if pn[0] in fits else mine["reasons"].get(pn[0]))
-                             for pn in prepped)
-            return score
-        scores = {m: agreement(m) for m in found}
-        found.sort(key=scores.get, reverse=True)     # stable: ties keep the listed order
-        if scores[found[0]] == scores[found[1]]:     # nothing in the answer tells them apart
-            return f"{MISTAKES[found[0]]} (or: {MISTAKES[found[1]]})"
-    return MISTAKES[found[0]] if found else None
+    def agreement(mistake: str) -> int:
+        m = frozenset((mistake,))
+        prepped = [_node(f, m) for f in nodes]
+        score = 0
+        for j in jobs:
+            mine, pj = actual[j["id"]], _job(j, m)
+            fits = set(mine["fits"])
+            score += sum(_reason(pj, pn, m) == (None if pn[0] in fits else mine["reasons"].get(pn[0]))
+                         for pn in prepped)
+        return score
+    return fit_answers.likely_mistake(found, MISTAKES, agreement)
 
 
 def _facts(fields: dict, job: dict, reason) -> str:
