@@ -18,17 +18,26 @@ from html import escape
 WINDOW = 16     # cycles shown up to and including the mismatch
 
 
+def _signals(ports: list[dict], left_out: set, columns: range, inputs, rows: list[dict]) -> list[dict]:
+    """Every input and output port but `left_out`, with its value in each column: an input as
+    applied (`inputs(c)`: the inputs of column c), an output as it was after."""
+    signals = []
+    for p in ports:
+        if p["name"] in left_out or p["direction"] not in ("input", "output"):
+            continue
+        name = p["name"]
+        if p["direction"] == "input":
+            values = [int(inputs(c).get(name, 0)) for c in columns]
+        else:
+            values = [int(rows[c]["after"].get(name, 0)) for c in columns]
+        signals.append({"name": name, "direction": p["direction"], "width": int(p["width"]), "values": values})
+    return signals
+
+
 def window(ports: list[dict], clock: str, stimulus: list[dict], rows: list[dict], cycle: int,
            signal: str, expected: str) -> dict:
     first = max(cycle - WINDOW + 1, 0)
-    signals = []
-    for p in ports:
-        if p["name"] == clock or p["direction"] not in ("input", "output"):
-            continue
-        source = ((lambda c, n=p["name"]: stimulus[c].get(n, 0)) if p["direction"] == "input"
-                  else (lambda c, n=p["name"]: rows[c]["after"].get(n, 0)))
-        signals.append({"name": p["name"], "direction": p["direction"], "width": int(p["width"]),
-                        "values": [int(source(c)) for c in range(first, cycle + 1)]})
+    signals = _signals(ports, {clock}, range(first, cycle + 1), stimulus.__getitem__, rows)
     return {"first_cycle": first, "signals": signals,
             "mismatch": {"cycle": cycle, "signal": signal, "expected": expected}}
 
@@ -39,15 +48,7 @@ def edges_window(ports: list[dict], edges: list, rows: list[dict], index: int, s
     `hidden`: ports the judge added to the model, left out."""
     first = max(index - WINDOW + 1, 0)
     names = {e.clock for e in edges}
-    signals = []
-    for p in ports:
-        if p["name"] in names or p["name"] in hidden or p["direction"] not in ("input", "output"):
-            continue
-        if p["direction"] == "input":
-            values = [int(edges[c].inputs.get(p["name"], 0)) for c in range(first, index + 1)]
-        else:
-            values = [int(rows[c]["after"].get(p["name"], 0)) for c in range(first, index + 1)]
-        signals.append({"name": p["name"], "direction": p["direction"], "width": int(p["width"]), "values": values})
+    signals = _signals(ports, names | set(hidden), range(first, index + 1), lambda c: edges[c].inputs, rows)
     clocks = []
     for name in sorted(names, key=[e.clock for e in edges].index):
         own = [c for c, e in enumerate(edges) if e.clock == name]
