@@ -67,30 +67,47 @@ def _params_key(params: dict) -> str:
 
 
 # ---- the machine's Verilator runtime -------------------------------------------------------------
-_fingerprint: list[str] = []
+# What each product of the compile sandbox depends on besides its input: the judge's files that
+# make it and the tools' versions. A change to the metastability model (cdc.py) rebuilds only the
+# models of designs with several clocks; Verilator's runtime only follows Verilator and g++.
+_RUNTIME = ("verilator_build.py",), ("verilator", "cxx")
+_MODEL = ("verilator_build.py", "compile_job.py"), ("verilator", "cxx")
+_MODEL_CDC = ("verilator_build.py", "compile_job.py", "netlist.py", "cdc.py"), ("verilator", "cxx", "yosys")
+_SYNTH = ("compile_job.py", "synth.py", "netlist.py"), ("yosys",)
+_versions: dict[str, bytes] = {}
+_fingerprints: dict[tuple, str] = {}
 
 
-def fingerprint() -> str:
-    """What a model depends on besides the design: the builder, the C interface, Verilator and g++."""
-    if not _fingerprint:
-        h = hashlib.sha256(b"kp-rtl-1")
+def _version(tool: str) -> bytes:
+    if tool not in _versions:
+        cmd = {"verilator": ["verilator", "--version"], "cxx": [verilator_build.CXX, "--version"],
+               "yosys": ["yosys", "-V"]}[tool]
+        try:
+            _versions[tool] = subprocess.run(cmd, capture_output=True, timeout=30).stdout
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise RuntimeError(f"cannot run {cmd[0]}: {exc}") from None
+    return _versions[tool]
+
+
+def fingerprint(what: tuple = _MODEL) -> str:
+    """What one product depends on besides its input (_RUNTIME, _MODEL, _MODEL_CDC, _SYNTH)."""
+    if what not in _fingerprints:
+        files, tools = what
+        h = hashlib.sha256(b"kp-rtl-2")
         here = Path(__file__).resolve().parent
-        for name in ("verilator_build.py", "compile_job.py", "synth.py", "netlist.py", "cdc.py"):
-            h.update((here / name).read_bytes())
-        for cmd in (["verilator", "--version"], [verilator_build.CXX, "--version"], ["yosys", "-V"]):
-            try:
-                h.update(subprocess.run(cmd, capture_output=True, timeout=30).stdout)
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                raise RuntimeError(f"cannot run {cmd[0]}: {exc}") from None
-        _fingerprint.append(h.hexdigest()[:24])
-    return _fingerprint[0]
+        for name in files:
+            h.update(name.encode() + (here / name).read_bytes())
+        for tool in tools:
+            h.update(_version(tool))
+        _fingerprints[what] = h.hexdigest()[:24]
+    return _fingerprints[what]
 
 
 def runtime_object() -> Path:
     """Verilator's runtime (a folder: verilator_build.build_runtime), built once per machine by
     the trusted parent next to the cache; published by renaming the whole folder."""
     root = Path(sandbox.emulator_cache_dir())
-    out = root / f"verilated-{fingerprint()}"
+    out = root / f"verilated-{fingerprint(_RUNTIME)}"
     if (out / verilator_build.RUNTIME_OBJECT).exists():
         return out
     root.mkdir(parents=True, exist_ok=True)
@@ -140,8 +157,8 @@ def load(run: RtlRun) -> None:
             runtime = runtime_object()
         except (verilator_build.BuildError, RuntimeError, OSError) as exc:
             raise Decided(Outcome(Verdict.INTERNAL_ERROR, f"the judge cannot build simulation models: {exc}")) from None
-        keys = {p: build_cache.key("rtl", fingerprint(), run.source, task.module, p, *_domains_key(task))
-                for p in sets}
+        made_by = fingerprint(_MODEL_CDC if task.domains else _MODEL)
+        keys = {p: build_cache.key("rtl", made_by, run.source, task.module, p, *_domains_key(task)) for p in sets}
         missing = [p for p in sets if run.cache.get("builds", keys[p]) is None]
         synthesis = _start_synthesis(run)   # Yosys beside Verilator
         try:
@@ -178,7 +195,7 @@ def _start_synthesis(run: RtlRun) -> dict:
     task = run.task
     out = {}
     for who, text in (("design", run.source), ("reference", task.reference_path.read_text())):
-        k = build_cache.key("synth", fingerprint(), text, task.module, _params_key(task.synth_params))
+        k = build_cache.key("synth", fingerprint(_SYNTH), text, task.module, _params_key(task.synth_params))
         job = None
         if run.cache.get("synth", k) is None:
             job = compile_sandbox.Job(BUILD_MODULE, {"source": text, "top": task.module,
