@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import CppCall, CppParam, FunctionTask, cases
+from .model import CppCall, CppParam, FunctionTask, cases, not_an_int
 
 INTERVAL = 4096
 MAX_BRANCHES = 2_097_152
@@ -267,8 +267,9 @@ def check(args: dict, expected: dict, actual) -> str | None:
     if not isinstance(actual, dict) or "mispredictions" not in actual or "per_interval" not in actual:
         return "gshare must return a dict with 'mispredictions' (an int) and 'per_interval' (a list of ints)"
     total, per = actual["mispredictions"], actual["per_interval"]
-    if isinstance(total, bool) or not isinstance(total, (int, np.integer)):
-        return f"`mispredictions` is {total!r} ({type(total).__name__}), expected an int"
+    refused = not_an_int("mispredictions", total)
+    if refused:
+        return refused
     per = np.asarray(per)
     if per.shape != (intervals,) or (intervals and per.dtype.kind not in "iu"):
         return (f"`per_interval` must hold {intervals} integer{'' if intervals == 1 else 's'}, one per "

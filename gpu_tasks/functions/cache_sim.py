@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import CppCall, CppParam, FunctionTask, cases
+from .model import CppCall, CppParam, FunctionTask, cases, not_an_int
 
 FIELDS = ("hits", "misses", "evictions", "writebacks")
 POLICIES = ("lru", "fifo")
@@ -204,9 +204,9 @@ def check(args: dict, expected: dict, actual) -> str | None:
     if missing:
         return f"the result has no {', '.join(repr(k) for k in missing)} (it needs {', '.join(FIELDS)})"
     for k in FIELDS:
-        v = actual[k]
-        if isinstance(v, bool) or not isinstance(v, int):
-            return f"`{k}` is {v!r} ({type(v).__name__}), expected an int ({expected[k]})"
+        refused = not_an_int(k, actual[k], expected[k])
+        if refused:
+            return refused
     wrong = [k for k in FIELDS if actual[k] != expected[k]]
     if not wrong:
         return None

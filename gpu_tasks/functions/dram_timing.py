@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import CppCall, CppParam, FunctionTask, cases
+from .model import CppCall, CppParam, FunctionTask, cases, not_an_int
 
 TIMINGS = ("tRCD", "tRP", "tRAS", "tCL", "tCWL", "tBURST")
 FIGURES = ("cycles", "total_latency", "max_latency", "hits", "misses", "conflicts")
@@ -345,9 +345,9 @@ def check(args: dict, expected: dict, actual) -> str | None:
     if missing:
         return f"the result has no {', '.join(repr(k) for k in missing)} (it needs {', '.join(FIGURES)})"
     for k in FIGURES:
-        v = actual[k]
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            return f"`{k}` is {v!r} ({type(v).__name__}), expected an int ({expected[k]})"
+        refused = not_an_int(k, actual[k], expected[k])
+        if refused:
+            return refused
     wrong = [k for k in (*COUNTS, *FIGURES[:3]) if actual[k] != expected[k]]
     if not wrong:
         return None

@@ -25,6 +25,7 @@ never served:
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -107,6 +108,15 @@ class FunctionTask:
 
     def signature(self, language: str) -> str | None:
         return self.python_signature if language == "python" else self.cpp_signature
+
+
+def not_an_int(name: str, value, expected=None) -> str | None:
+    """A checker's message when the answer's `name` is no integer (a bool is none; numpy's integers
+    are), else None; `expected`, where given, is said beside it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return (f"`{name}` is {value!r} ({type(value).__name__}), expected an int"
+                + (f" ({expected})" if expected is not None else ""))
+    return None
 
 
 def cases(*specs: tuple[str, dict]) -> tuple[TestCase, ...]:

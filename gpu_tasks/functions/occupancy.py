@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .model import FunctionTask, cases
+from .model import FunctionTask, cases, not_an_int
 
 # Compute capability 9.0, as cuda_occupancy.h describes it.
 WARP = 32
@@ -192,8 +192,9 @@ def check(args: dict, expected: dict, actual) -> str | None:
     if missing:
         return f"the result has no {', '.join(repr(k) for k in missing)} (it needs {', '.join(FIELDS)})"
     for k in ("blocks_per_sm", "warps_per_sm"):
-        if isinstance(actual[k], bool) or not isinstance(actual[k], int):
-            return f"`{k}` is {actual[k]!r} ({type(actual[k]).__name__}), expected an int ({expected[k]})"
+        refused = not_an_int(k, actual[k], expected[k])
+        if refused:
+            return refused
     occ = actual["occupancy"]
     if isinstance(occ, bool) or not isinstance(occ, (int, float)) or not math.isfinite(occ):
         return f"`occupancy` is {occ!r}, expected a float ({expected['occupancy']})"

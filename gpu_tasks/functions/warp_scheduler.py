@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import CppCall, CppParam, FunctionTask, cases
+from .model import CppCall, CppParam, FunctionTask, cases, not_an_int
 
 POLICIES = ("lrr", "gto")
 ALU, LOAD = 0, 1
@@ -271,8 +271,9 @@ def check(args: dict, expected: dict, actual) -> str | None:
         return (f"`finish` must hold {warps} integers, one per warp; it has shape {finish.shape} "
                 f"and dtype {finish.dtype}")
     cycles = actual["cycles"]
-    if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)):
-        return f"`cycles` is {cycles!r} ({type(cycles).__name__}), expected an int"
+    refused = not_an_int("cycles", cycles)
+    if refused:
+        return refused
     wrong = np.flatnonzero(finish.astype(np.int64) != np.asarray(expected["finish"], dtype=np.int64))
     if wrong.size:
         w = int(wrong[0])

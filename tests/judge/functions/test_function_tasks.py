@@ -171,3 +171,12 @@ def test_cache_sim_shows_a_trace_as_a_person_reads_it():
     shown = cache_sim.show(_trace(TRACE))
     assert shown.startswith("size_bytes=64, line_bytes=16, ways=2 (2 sets), policy='lru'; 6 accesses")
     assert "W 0x0, R 0x20" in shown
+
+
+def test_an_integer_answer_is_an_int_of_any_kind_but_never_a_bool():
+    import numpy as np
+    from gpu_tasks.functions.model import not_an_int
+    assert not_an_int("hits", 3) is None and not_an_int("hits", np.int64(3)) is None
+    assert not_an_int("hits", True) == "`hits` is True (bool), expected an int"
+    assert not_an_int("hits", 3.0, 3) == "`hits` is 3.0 (float), expected an int (3)"
+    assert not_an_int("hits", np.bool_(True)) is not None and not_an_int("hits", "3") is not None
