@@ -174,7 +174,6 @@ def test_cache_sim_shows_a_trace_as_a_person_reads_it():
 
 
 def test_an_integer_answer_is_an_int_of_any_kind_but_never_a_bool():
-    import numpy as np
     from gpu_tasks.functions.model import not_an_int
     assert not_an_int("hits", 3) is None and not_an_int("hits", np.int64(3)) is None
     assert not_an_int("hits", True) == "`hits` is True (bool), expected an int"
