@@ -7,6 +7,8 @@ import dataclasses
 import importlib.util
 from pathlib import Path
 
+import numpy as np
+
 from assessments.judge import judge
 from gpu_tasks.base import TestCase
 from gpu_tasks.functions import TASKS
@@ -15,6 +17,17 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions"
 
 # The hidden tests' knobs at a size that judges in about a second.
 SMALL = {"cache_sim": ("n", 6000), "occupancy": ("calls", 150)}
+
+
+def fixtures_of(slug: str) -> Path:
+    """The folder of a task's fixtures (first line `# bug: ...` or `# correct: ...`)."""
+    return FIXTURES / slug
+
+
+def hidden_calls(task, logic, seed: int, per_case: int) -> tuple:
+    """The first `per_case` calls the generator makes for each of the task's hidden tests, seeded."""
+    return tuple(a for i, c in enumerate(task.tests["cpu"])
+                 for a in logic.generate(np.random.default_rng([seed, i]), c.dims)[:per_case])
 
 
 def small(slug: str):

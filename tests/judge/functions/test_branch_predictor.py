@@ -5,7 +5,6 @@ predictor in tests/fixtures/functions/branch_predictor/ (first line `# Wrong: ..
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,10 +12,11 @@ import pytest
 
 from assessments.judge import Limits, judge
 from gpu_tasks.functions import TASKS, branch_predictor as LOGIC
-from tests.judge.functions.function_helpers import first_failure, fixture_function, shorter
+from tests.judge.functions.function_helpers import (first_failure, fixture_function, fixtures_of,
+                                                    hidden_calls, shorter)
 
 TASK = TASKS["branch_predictor"]
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "branch_predictor"
+FIXTURES = fixtures_of("branch_predictor")
 
 # Each wrong predictor, and words its first failing call's message must hold.
 WRONG = {
@@ -39,8 +39,7 @@ def _small(n: int, cases=None):
 
 @lru_cache(maxsize=None)
 def _calls(seed: int) -> tuple:
-    return tuple(a for i, c in enumerate(_small(20_000).tests["cpu"])
-                 for a in LOGIC.generate(np.random.default_rng([seed, i]), c.dims)[:8])
+    return hidden_calls(_small(20_000), LOGIC, seed, 8)
 
 
 def _python(name: str):

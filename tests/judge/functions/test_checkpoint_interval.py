@@ -11,11 +11,11 @@ import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
-from tests.judge.functions.function_helpers import first_failure
+from tests.judge.functions.function_helpers import first_failure, fixtures_of
 
 TASK = TASKS["checkpoint_interval"]
 LOGIC = logic("checkpoint_interval")
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "checkpoint_interval"
+FIXTURES = fixtures_of("checkpoint_interval")
 CASES = TASK.tests["cpu"]
 
 # Each wrong plan, and words the checker's sentence must hold on its first failing job.

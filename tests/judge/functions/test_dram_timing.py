@@ -4,7 +4,6 @@ against the Python one, the checker on each wrong model in tests/fixtures/functi
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -12,10 +11,11 @@ import pytest
 
 from assessments.judge import Limits, judge
 from gpu_tasks.functions import TASKS, dram_timing as LOGIC
-from tests.judge.functions.function_helpers import first_failure, fixture_function, shorter
+from tests.judge.functions.function_helpers import (first_failure, fixture_function, fixtures_of,
+                                                    hidden_calls, shorter)
 
 TASK = TASKS["dram_timing"]
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "dram_timing"
+FIXTURES = fixtures_of("dram_timing")
 DDR4 = {"tRCD": 22, "tRP": 22, "tRAS": 52, "tCL": 22, "tCWL": 16, "tBURST": 4}
 
 # Each wrong model, and words its first failing call's message must hold.
@@ -44,8 +44,7 @@ def _small(n: int, cases=None):
 
 @lru_cache(maxsize=None)
 def _calls(seed: int) -> tuple:
-    return tuple(a for i, c in enumerate(_small(4000).tests["cpu"])
-                 for a in LOGIC.generate(np.random.default_rng([seed, i]), c.dims)[:6])
+    return hidden_calls(_small(4000), LOGIC, seed, 6)
 
 
 def _python(name: str):

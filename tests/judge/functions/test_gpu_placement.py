@@ -12,11 +12,12 @@ import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
-from tests.judge.functions.function_helpers import assert_fixtures_say_what_they_are, first_failure
+from tests.judge.functions.function_helpers import (assert_fixtures_say_what_they_are, first_failure,
+                                                    fixtures_of)
 
 TASK = TASKS["gpu_placement"]
 LOGIC = logic("gpu_placement")
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "gpu_placement"
+FIXTURES = fixtures_of("gpu_placement")
 CASES = TASK.tests["cpu"]
 
 # Each wrong placement, and words the checker's sentence must hold on its first failing case.

@@ -4,18 +4,18 @@ k8s_gpu_fit/, first line `# bug: ...` or `# correct: ...`), and the judge end to
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
-from tests.judge.functions.function_helpers import assert_fixtures_say_what_they_are, first_failure, fixture_function
+from tests.judge.functions.function_helpers import (assert_fixtures_say_what_they_are, first_failure,
+                                                    fixture_function, fixtures_of)
 
 TASK = TASKS["k8s_gpu_fit"]
 LOGIC = logic("k8s_gpu_fit")
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "k8s_gpu_fit"
+FIXTURES = fixtures_of("k8s_gpu_fit")
 CASES = TASK.tests["cpu"]
 
 # Each wrong filter, and words the checker's sentence must hold on its first failing cluster.

@@ -11,11 +11,12 @@ import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
-from tests.judge.functions.function_helpers import assert_fixtures_say_what_they_are, first_failure
+from tests.judge.functions.function_helpers import (assert_fixtures_say_what_they_are, first_failure,
+                                                    fixtures_of)
 
 TASK = TASKS["ring_allreduce"]
 LOGIC = logic("ring_allreduce")
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "ring_allreduce"
+FIXTURES = fixtures_of("ring_allreduce")
 CASES = TASK.tests["cpu"]
 
 # Each wrong schedule, and words the checker's sentence must hold on the first failing hidden p.

@@ -5,7 +5,6 @@ end in both languages."""
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,10 +12,11 @@ import pytest
 
 from assessments.judge import Limits, judge
 from gpu_tasks.functions import TASKS, warp_scheduler as LOGIC
-from tests.judge.functions.function_helpers import first_failure, fixture_function, shorter
+from tests.judge.functions.function_helpers import (first_failure, fixture_function, fixtures_of,
+                                                    hidden_calls, shorter)
 
 TASK = TASKS["warp_scheduler"]
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "warp_scheduler"
+FIXTURES = fixtures_of("warp_scheduler")
 ALU, LOAD = 0, 1
 
 # Each wrong scheduler, and words its first failing call's message must hold.
@@ -45,8 +45,7 @@ def _small(instructions: int, cases=None):
 
 @lru_cache(maxsize=None)
 def _calls(seed: int) -> tuple:
-    return tuple(a for i, c in enumerate(_small(3000).tests["cpu"])
-                 for a in LOGIC.generate(np.random.default_rng([seed, i]), c.dims)[:8])
+    return hidden_calls(_small(3000), LOGIC, seed, 8)
 
 
 def _python(name: str):

@@ -12,11 +12,11 @@ import pytest
 
 from assessments.judge.kinds import KNOWN
 from gpu_tasks.functions import TASKS, logic
-from tests.judge.functions.function_helpers import first_failure
+from tests.judge.functions.function_helpers import first_failure, fixtures_of
 
 TASK = TASKS["xid_triage"]
 LOGIC = logic("xid_triage")
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "functions" / "xid_triage"
+FIXTURES = fixtures_of("xid_triage")
 CASES = TASK.tests["cpu"]
 
 # Each wrong triage, and words the checker's sentence must hold on its first failing node.
