@@ -41,7 +41,7 @@ zero, and combinational from `req` and the state. At each rising edge with `rst_
 `grant` nonzero, p becomes (granted index + 1) mod N. `N` from 2 to 32.""",
     module="rr_arbiter", clock="clk",
     ports=(Port("clk", "input", "1"), Port("rst_n", "input", "1", "synchronous reset, active low"),
-           Port("req", "input", "N"), Port("grant", "output", "N", "one-hot or zero")),
+           Port("req", "input", "N", "one bit per requester"), Port("grant", "output", "N", "one-hot or zero")),
     defaults={"N": 4},
     tests={"sim": cases({"N": 4}, {"N": 2}, {"N": 3}, {"N": 5}, {"N": 8}, {"N": 32})},
     samples=cases({"N": 4}),

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from assessments.judge import Verdict
+from assessments.judge import Verdict, judge
 from tb_stage import FIXTURES, HAVE_TOOLS, REFERENCE, ROOT, fixture, judged
 from gpu_tasks.testbench import TASKS
 
@@ -147,3 +147,13 @@ def test_the_correct_designs_log_reaches_the_report_to_its_last_line(reference_r
     # The simulator ends without the interpreter's teardown once the results are written: what
     # was printed until then is flushed first.
     assert "TESTS=4 PASS=4 FAIL=0 SKIP=0" in reference_report.stdout
+
+
+def test_the_arbiters_reference_testbench_catches_every_mutant_and_a_starter_catches_few():
+    task = TASKS["arbiter_tb"]
+    r = judge("arbiter_tb", task.reference_testbench_path.read_text(), seed=5)
+    assert r.verdict is Verdict.ACCEPTED, _describe(r)
+    assert len(r.mutants) == len(task.mutants) and all(m["caught"] for m in r.mutants), r.mutants
+    assert r.score == 100
+    starter = judge("arbiter_tb", task.starter, seed=5)
+    assert starter.verdict is Verdict.ACCEPTED and starter.score < 80, starter.mutants

@@ -19,14 +19,23 @@ DECLARED = re.compile(r"\b(?:reg|wire|integer|genvar|localparam|parameter|input|
 SCOPES = re.compile(r"\b(module|function|task|generate)\b|\bbegin\s*:")
 
 
+ALL = pytest.mark.parametrize("task", list(TASKS.values()), ids=list(TASKS))
+
+
 def test_the_bank_holds_fifo_tb_as_the_contract_writes_it():
-    assert isinstance(TASK, TbTask) and TASK.kind == "cocotb" and TASK.track == "hardware design"
     assert TASK.design == "sync_fifo" and TASK.params == {"WIDTH": 8, "DEPTH": 8}
-    assert TASK.module == "sync_fifo" and TASK.clock == "clk"
-    assert [p.name for p in TASK.ports] == [p.name for p in RTL_TASKS["sync_fifo"].ports]
+    assert {"fifo_tb", "arbiter_tb"} <= set(TASKS)
+
+
+@ALL
+def test_each_task_tests_a_design_of_the_rtl_bank_with_its_ports_and_skills(task):
+    assert isinstance(task, TbTask) and task.kind == "cocotb" and task.track == "hardware design"
+    rtl = RTL_TASKS[task.design]
+    assert task.module == rtl.module and task.clock == "clk"
+    assert [p.name for p in task.ports] == [p.name for p in rtl.ports]
     taxonomy = tomllib.loads((ROOT / "skillmap" / "data" / "taxonomy.toml").read_text())
     known = {s["id"] for s in taxonomy["skill"]}
-    assert set(TASK.skills) <= known and {"design_verification", "testbench_development", "cocotb"} <= set(TASK.skills)
+    assert set(task.skills) <= known and {"design_verification", "testbench_development", "cocotb"} <= set(task.skills)
 
 
 def test_each_kind_finds_only_its_own_tasks():
@@ -36,26 +45,28 @@ def test_each_kind_finds_only_its_own_tasks():
     assert "fifo_tb" in kinds.task_slugs()
 
 
-def test_at_least_ten_mutants_each_a_sentence_and_two_public_in_the_statement():
-    assert len(TASK.mutants) >= 10
-    descriptions = [m.description for m in TASK.mutants]
+@ALL
+def test_at_least_ten_mutants_each_a_sentence_and_two_public_in_the_statement(task):
+    assert len(task.mutants) >= 10
+    descriptions = [m.description for m in task.mutants]
     assert len(set(descriptions)) == len(descriptions)
     for d in descriptions:
         assert d.endswith(".") and "\n" not in d and 20 < len(d) < 160, d
-    public = [m for m in TASK.mutants if m.public]
-    assert len(public) == 2 and all(m.description in TASK.statement for m in public)
-    assert [c.name for c in TASK.sample_cases] == ["correct design"] + [m.name for m in public]
-    assert [c.name for c in TASK.tests["sim"]] == ["correct design"] + [m.name for m in TASK.mutants]
+    public = [m for m in task.mutants if m.public]
+    assert len(public) == 2 and all(m.description in task.statement for m in public)
+    assert [c.name for c in task.sample_cases] == ["correct design"] + [m.name for m in public]
+    assert [c.name for c in task.tests["sim"]] == ["correct design"] + [m.name for m in task.mutants]
 
 
-def test_mutants_are_small_edits_that_keep_every_name_and_line():
-    correct = TASK.design_source()
-    reference = RTL_TASKS["sync_fifo"].reference_path.read_text()
-    assert correct.startswith(reference.rsplit("endmodule", 1)[0])   # the reference, plus the shadow lines
-    sources = {TASK.mutant_source(m) for m in TASK.mutants}
-    assert len(sources) == len(TASK.mutants) and correct not in sources
-    for m in TASK.mutants:
-        text = TASK.mutant_source(m)
+@ALL
+def test_mutants_are_small_edits_that_keep_every_name_and_line(task):
+    correct = task.design_source()
+    reference = RTL_TASKS[task.design].reference_path.read_text()
+    assert correct.startswith(reference.rsplit("endmodule", 1)[0])   # the reference, plus any shadow lines
+    sources = {task.mutant_source(m) for m in task.mutants}
+    assert len(sources) == len(task.mutants) and correct not in sources
+    for m in task.mutants:
+        text = task.mutant_source(m)
         assert len(text.splitlines()) == len(correct.splitlines()), m.name
         changed = [a for a, b in zip(correct.splitlines(), text.splitlines()) if a != b]
         assert 1 <= len(changed) <= 2, m.name
@@ -74,21 +85,24 @@ def test_an_edit_that_does_not_apply_exactly_once_is_refused(tmp_path):
         task.mutant_source(task.mutants[0])
 
 
-def test_the_starter_and_the_reference_pass_the_static_screen_and_differ():
-    for text in (TASK.starter, TASK.reference_testbench_path.read_text()):
+@ALL
+def test_the_starter_and_the_reference_pass_the_static_screen_and_differ(task):
+    for text in (task.starter, task.reference_testbench_path.read_text()):
         static.screen(text)
-    assert "Clock(dut.clk" in TASK.starter and "@cocotb.test()" in TASK.starter
-    assert len(TASK.starter.splitlines()) < 40
-    assert "FifoModel" not in TASK.starter
+    assert "Clock(dut.clk" in task.starter and "@cocotb.test()" in task.starter
+    assert len(task.starter.splitlines()) < 40
+    assert len(task.reference_testbench_path.read_text()) > 2 * len(task.starter)
 
 
+@ALL
 @pytest.mark.skipif(not HAVE_TOOLS, reason="Icarus Verilog or cocotb is not installed")
-def test_the_starter_runs_on_the_samples():
-    r = judge("fifo_tb", TASK.starter, suite="samples")
+def test_the_starter_runs_on_the_samples(task):
+    r = judge(task.slug, task.starter, suite="samples")
     assert r.verdict is Verdict.ACCEPTED, (r.message, r.details)
 
 
+@ALL
 @pytest.mark.skipif(shutil.which("verilator") is None, reason="Verilator is not installed")
-def test_the_correct_design_as_simulated_is_a_correct_sync_fifo():
-    r = judge("sync_fifo", TASK.design_source(), seed=3)
+def test_the_correct_design_as_simulated_passes_its_rtl_task(task):
+    r = judge(task.design, task.design_source(), seed=3)
     assert r.verdict is Verdict.ACCEPTED, (r.message, r.details)
