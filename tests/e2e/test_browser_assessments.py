@@ -22,7 +22,7 @@ from tests.e2e.windows import PHONE, WIDE
 pytestmark = [pytest.mark.db, pytest.mark.slow, pytest.mark.browser]
 
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
@@ -110,7 +110,9 @@ def screenshots_on_failure(driver, name):
 
 
 def wait(driver, timeout=20):
-    return WebDriverWait(driver, timeout)
+    """A wait whose condition may read the page while a click's navigation replaces it: an element
+    gone stale is read again at the next poll."""
+    return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,))
 
 
 def sign_in(driver, email):
