@@ -69,14 +69,14 @@ def _shape(words: Words, key: str, value, known: set, reason_problem) -> str | N
         if not isinstance(name, str):
             return f"{item}: fits holds {short(name)}; nodes are named by their {words.node_name} strings"
         if name not in known:
-            return f"{item}: fits names {name!r}, which is not {words.node}"
+            return f"{item}: fits names {short(name)}, which is not {words.node}"
         if name in reasons:
             return f"{item}: node {name!r} is both in fits and in reasons"
     if len(set(fits)) != len(fits):
         return f"{item}: fits names a node twice"
     for name, why in reasons.items():
         if name not in known:
-            return f"{item}: reasons names {name!r}, which is not {words.node}"
+            return f"{item}: reasons names {short(name)}, which is not {words.node}"
         problem = reason_problem(why)
         if problem:
             return f"{item}, node {name!r}: {problem}"

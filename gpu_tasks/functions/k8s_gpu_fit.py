@@ -704,6 +704,8 @@ def _facts(node: dict, pod: dict, reason) -> str:
     if reason == "too many pods":
         return (f"the node holds {node.get('allocated', {}).get('pods', 0)} pods of "
                 f"{node['status']['allocatable'].get('pods', 0)}")
+    if not reason.startswith("insufficient "):
+        return ""       # a reason the statement does not give: nothing to show for it
     resource = reason.split(" ", 1)[1]
     need = _requests(spec).get(resource, 0)
     alloc = node["status"]["allocatable"].get(resource, 0)

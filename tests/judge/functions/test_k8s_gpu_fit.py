@@ -197,6 +197,10 @@ def _with(pod: str, **value) -> dict:
      "a pod that tolerates node.kubernetes.io/unschedulable:NoSchedule may go to a cordoned node"),
     (_with("infer-mig", reasons={**ANSWER["infer-mig"]["reasons"], "cpu-1": "insufficient cpu"}),
      "the pod requests 4000m cpu; the node has 95690m allocatable, 8 allocated, 87690m left"),
+    # A reason the statement does not give is still explained, not a judge's error.
+    (_with("careless", reasons={**ANSWER["careless"]["reasons"], "cpu-1": "bogus"}),
+     "expected 'insufficient nvidia.com/gpu', got 'bogus'"),
+    (_with("careless", fits=["n" * 200]), "which is not a node of the cluster"),
 ])
 def test_a_wrong_answer_is_explained(answer, words):
     message = LOGIC.check(CLUSTER, ANSWER, answer)
