@@ -2,7 +2,7 @@
 `sync_fifo` that finds its bugs."""
 from __future__ import annotations
 
-from .model import TbTask
+from .model import TbTask, how_judged
 
 FIFO_TB = TbTask(
     slug="fifo_tb", title="Verify a synchronous FIFO", difficulty="medium",
@@ -18,28 +18,12 @@ while full or a read while empty is ignored). `full`, `empty`, `count` (entries 
 here) and `dout` describe the state after the last edge; `dout` is the oldest entry
 (first-word fall-through: it shows without a read), any value while empty.
 
-The top level is `sync_fifo` (your tests get it as `dut`); the simulator is Icarus Verilog with
-a time unit of 1 ns and a precision of 1 ps. The judge does not start the clock: your testbench
-starts it (`Clock(dut.clk, 10, unit="ns").start()`) and resets the design itself; inputs start
-undriven.
-
-The judge runs your tests against the correct design, then against hidden mutants of it: the
-same design with one realistic bug each, with the same ports and internal signals. Your
-testbench is accepted when every test passes on the correct design; its performance points are
-the share of mutants for which at least one of your tests fails (or that make it run past its
-time). Test what the contract says at its edges: an empty and a full FIFO, reads and writes at
-the same edge, reset in the middle of traffic, the order and value of the data.
-
-Two mutants are public, and "Run on samples" runs your tests against the correct design and
-these two:
-
-- `full` rises with DEPTH-1 entries stored, one entry early.
-- On an edge with both a read and a write, `count` goes up by one instead of staying the same.
-
-Each design gets one simulation, limited to 20 s (and a mutant to about twice the CPU time the
-correct design took); a testbench may import cocotb and the Python standard library's pure
-modules (`random`, `collections`, `itertools`, `math`, `dataclasses`...), not `os`, `sys` or
-anything that reaches files, processes or the network.""",
+""" + how_judged(
+        "sync_fifo",
+        "an empty and a full FIFO, reads and writes at\n"
+        "the same edge, reset in the middle of traffic, the order and value of the data",
+        ("`full` rises with DEPTH-1 entries stored, one entry early.",
+         "On an edge with both a read and a write, `count` goes up by one instead of staying the same.")),
     design="sync_fifo", params={"WIDTH": 8, "DEPTH": 8},
 )
 

@@ -19,6 +19,33 @@ TRACK = "hardware design"
 CORRECT = "correct design"       # the first test's name: the design the testbench must pass
 
 
+def how_judged(module: str, edges: str, public: tuple[str, str]) -> str:
+    """What every testbench statement says after its design's contract: the simulator and the
+    clock, how the testbench is judged and scored (`edges`: what to test at the contract's edges),
+    the two public mutants' descriptions, and the limits."""
+    return f"""The top level is `{module}` (your tests get it as `dut`); the simulator is Icarus Verilog with
+a time unit of 1 ns and a precision of 1 ps. The judge does not start the clock: your testbench
+starts it (`Clock(dut.clk, 10, unit="ns").start()`) and resets the design itself; inputs start
+undriven.
+
+The judge runs your tests against the correct design, then against hidden mutants of it: the
+same design with one realistic bug each, with the same ports and internal signals. Your
+testbench is accepted when every test passes on the correct design; its performance points are
+the share of mutants for which at least one of your tests fails (or that make it run past its
+time). Test what the contract says at its edges: {edges}.
+
+Two mutants are public, and "Run on samples" runs your tests against the correct design and
+these two:
+
+- {public[0]}
+- {public[1]}
+
+Each design gets one simulation, limited to 20 s (and a mutant to about twice the CPU time the
+correct design took); a testbench may import cocotb and the Python standard library's pure
+modules (`random`, `collections`, `itertools`, `math`, `dataclasses`...), not `os`, `sys` or
+anything that reaches files, processes or the network."""
+
+
 class MutantError(ValueError):
     """A mutant's edit does not apply to the reference design exactly once."""
 
